@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The RDMA device: creating it over a netdev, its attributes, and its
+ * teardown.
+ *
+ * Devices live on mroce_devs from allocation until the RDMA core calls
+ * dealloc_driver.  mroce_dev_lock serialises binding, the netdev notifier
+ * and teardown, so a netdev is never bound twice and a device never
+ * outlives the namespace socket it uses.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/if_arp.h>
+#include <net/addrconf.h>
+#include <rdma/ib_mad.h>
+#include <rdma/mroce-abi.h>
+
+#include "addr.h"
+#include "mroce.h"
+
+/* Protects mroce_devs and each device's port state, net and flags. */
+DEFINE_MUTEX(mroce_dev_lock);
+static LIST_HEAD(mroce_devs);
+
+/**
+ * mroce_dev_find_by_netdev() - device bound to a netdev
+ * @ndev: the netdev
+ *
+ * Devices whose netdev is already gone are skipped: their @ndev pointer
+ * may be reused by a new netdev.  Caller holds mroce_dev_lock.
+ *
+ * Return: the device, or NULL.
+ */
+struct mroce_dev *mroce_dev_find_by_netdev(const struct net_device *ndev)
+{
+	struct mroce_dev *mdev;
+
+	lockdep_assert_held(&mroce_dev_lock);
+	list_for_each_entry(mdev, &mroce_devs, list)
+		if (mdev->ndev == ndev && mdev->net)
+			return mdev;
+	return NULL;
+}
+
+/**
+ * mroce_dev_detach() - cut a device loose from its departing netdev
+ * @mdev: the device
+ *
+ * Called when the netdev is unregistered or leaves its namespace.  The
+ * namespace socket is released now, synchronously, because the namespace
+ * may be dismantled right after the notifier returns; the RDMA device is
+ * unregistered from a work queue.  Caller holds mroce_dev_lock.
+ */
+void mroce_dev_detach(struct mroce_dev *mdev)
+{
+	lockdep_assert_held(&mroce_dev_lock);
+	if (!mdev->net)
+		return;
+	mroce_socket_put(mdev->net);
+	mdev->net = NULL;
+	if (mdev->registered)
+		ib_unregister_device_queued(&mdev->ibdev);
+}
+
+static int mroce_query_device(struct ib_device *ibdev,
+			      struct ib_device_attr *attr,
+			      struct ib_udata *udata)
+{
+	if (udata->inlen || udata->outlen)
+		return -EINVAL;
+
+	/*
+	 * Advertise only what the device implements: the limits of each
+	 * verbs object appear as the object is implemented.
+	 */
+	memset(attr, 0, sizeof(*attr));
+	attr->sys_image_guid = ibdev->node_guid;
+	attr->vendor_id = MROCE_VENDOR_ID;
+	attr->max_pd = MROCE_MAX_PD;
+	attr->max_pkeys = 1;
+	attr->page_size_cap = PAGE_SIZE;
+	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
+	return 0;
+}
+
+static int mroce_query_port(struct ib_device *ibdev, u32 port_num,
+			    struct ib_port_attr *attr)
+{
+	struct mroce_dev *mdev = to_mdev(ibdev);
+	unsigned int flags;
+
+	/* ib_get_eth_speed() takes the RTNL, so read our state first. */
+	mutex_lock(&mroce_dev_lock);
+	attr->state = mdev->port_state;
+	attr->active_mtu = mdev->active_mtu;
+	mutex_unlock(&mroce_dev_lock);
+
+	attr->max_mtu = IB_MTU_4096;
+	attr->gid_tbl_len = MROCE_GID_TBL_LEN;
+	attr->port_cap_flags = 0;
+	attr->max_msg_sz = 1U << 31;
+	attr->pkey_tbl_len = 1;
+	attr->ip_gids = true;
+
+	/*
+	 * While its netdev is being unregistered the port is still queried
+	 * (the core refreshes its cache on the port-down event) but has no
+	 * speed; report the slowest rather than fail the query.
+	 */
+	if (ib_get_eth_speed(ibdev, port_num, &attr->active_speed,
+			     &attr->active_width)) {
+		attr->active_speed = IB_SPEED_SDR;
+		attr->active_width = IB_WIDTH_1X;
+	}
+
+	flags = dev_get_flags(mdev->ndev);
+	if (attr->state == IB_PORT_ACTIVE)
+		attr->phys_state = IB_PORT_PHYS_STATE_LINK_UP;
+	else if (flags & IFF_UP)
+		attr->phys_state = IB_PORT_PHYS_STATE_POLLING;
+	else
+		attr->phys_state = IB_PORT_PHYS_STATE_DISABLED;
+	return 0;
+}
+
+static int mroce_query_pkey(struct ib_device *ibdev, u32 port_num, u16 index,
+			    u16 *pkey)
+{
+	if (index)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static int mroce_get_port_immutable(struct ib_device *ibdev, u32 port_num,
+				    struct ib_port_immutable *immutable)
+{
+	/*
+	 * IP-addressed GIDs over UDP, like RoCEv2.  MAD and CM capabilities
+	 * are claimed once the GSI QP exists; until then max_mad_size must
+	 * stay zero.
+	 */
+	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
+				    RDMA_CORE_CAP_ETH_AH;
+	immutable->gid_tbl_len = MROCE_GID_TBL_LEN;
+	immutable->pkey_tbl_len = 1;
+	immutable->max_mad_size = 0;
+	return 0;
+}
+
+static enum rdma_link_layer mroce_get_link_layer(struct ib_device *ibdev,
+						 u32 port_num)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static void mroce_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u", MROCE_UVERBS_ABI_VERSION);
+}
+
+/* Called by the RDMA core once no verb can run on the device any more. */
+static void mroce_dealloc_driver(struct ib_device *ibdev)
+{
+	struct mroce_dev *mdev = to_mdev(ibdev);
+
+	mutex_lock(&mroce_dev_lock);
+	list_del_init(&mdev->list);
+	if (mdev->net) {
+		mroce_socket_put(mdev->net);
+		mdev->net = NULL;
+	}
+	mutex_unlock(&mroce_dev_lock);
+	WARN_ON(atomic_read(&mdev->pd_count));
+}
+
+static const struct ib_device_ops mroce_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = MROCE_UVERBS_ABI_VERSION,
+
+	.dealloc_driver = mroce_dealloc_driver,
+	.get_dev_fw_str = mroce_get_dev_fw_str,
+	.get_link_layer = mroce_get_link_layer,
+	.get_port_immutable = mroce_get_port_immutable,
+	.query_device = mroce_query_device,
+	.query_pkey = mroce_query_pkey,
+	.query_port = mroce_query_port,
+};
+
+static bool mroce_name_taken(const char *name)
+{
+	struct ib_device *ibdev;
+
+	/* RDMA_DRIVER_UNKNOWN matches a device of any driver. */
+	ibdev = ib_device_get_by_name(name, RDMA_DRIVER_UNKNOWN);
+	if (!ibdev)
+		return false;
+	ib_device_put(ibdev);
+	return true;
+}
+
+static struct mroce_dev *mroce_dev_alloc(struct net_device *ndev)
+{
+	struct mroce_dev *mdev;
+	struct ib_device *ibdev;
+
+	mdev = ib_alloc_device(mroce_dev, ibdev);
+	if (!mdev)
+		return NULL;
+	ibdev = &mdev->ibdev;
+	INIT_LIST_HEAD(&mdev->list);
+	mdev->ndev = ndev;
+	atomic_set(&mdev->pd_count, 0);
+
+	strscpy(ibdev->node_desc, "mroce", sizeof(ibdev->node_desc));
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->local_dma_lkey = 0;
+	addrconf_addr_eui48((u8 *)&ibdev->node_guid, ndev->dev_addr);
+
+	ib_set_device_ops(ibdev, &mroce_dev_ops);
+	ib_set_device_ops(ibdev, &mroce_verbs_ops);
+	return mdev;
+}
+
+/**
+ * mroce_dev_add() - create and register a device over a netdev
+ * @name: RDMA device name chosen by the user
+ * @ndev: netdev to bind; the caller holds a reference for the call
+ *
+ * Return: 0, or a negative errno that "rdma link add" reports:
+ * -EINVAL for a netdev that is not Ethernet, -EEXIST for a name already in
+ * use or a netdev already bound, -EADDRINUSE when mroce's UDP port is
+ * taken in the netdev's namespace.
+ */
+int mroce_dev_add(const char *name, struct net_device *ndev)
+{
+	struct mroce_dev *mdev;
+	int err;
+
+	if (ndev->type != ARPHRD_ETHER) {
+		pr_err("%s is not an Ethernet device\n", netdev_name(ndev));
+		return -EINVAL;
+	}
+
+	/*
+	 * An early, friendlier answer than the -ENFILE ib_register_device()
+	 * gives; the check there still closes the race.  It takes the RDMA
+	 * core's device lock, so it runs before mroce_dev_lock.
+	 */
+	if (mroce_name_taken(name)) {
+		pr_err("an RDMA device named %s already exists\n", name);
+		return -EEXIST;
+	}
+
+	mdev = mroce_dev_alloc(ndev);
+	if (!mdev)
+		return -ENOMEM;
+
+	mutex_lock(&mroce_dev_lock);
+	if (mroce_dev_find_by_netdev(ndev)) {
+		pr_err("%s is already bound to an mroce device\n",
+		       netdev_name(ndev));
+		err = -EEXIST;
+		goto err_unlock;
+	}
+	err = mroce_socket_get(dev_net(ndev));
+	if (err) {
+		pr_err("cannot open UDP port %u in the namespace of %s: %d\n",
+		       mroce_udp_port, netdev_name(ndev), err);
+		goto err_unlock;
+	}
+	mdev->net = dev_net(ndev);
+	list_add_tail(&mdev->list, &mroce_devs);
+	mroce_port_update(mdev);
+	mutex_unlock(&mroce_dev_lock);
+
+	err = ib_device_set_netdev(&mdev->ibdev, ndev, MROCE_PORT);
+	if (err)
+		goto err_dealloc;
+
+	/*
+	 * Registration calls back into the RDMA core's clients, some of
+	 * which take the RTNL, so it runs without mroce_dev_lock.  Hold the
+	 * struct: "rdma link del" may tear the device down the moment it is
+	 * registered.
+	 */
+	get_device(&mdev->ibdev.dev);
+	err = ib_register_device(&mdev->ibdev, name, NULL);
+	if (err) {
+		put_device(&mdev->ibdev.dev);
+		if (err == -ENFILE) {
+			pr_err("an RDMA device named %s already exists\n", name);
+			err = -EEXIST;
+		}
+		goto err_dealloc;
+	}
+
+	mutex_lock(&mroce_dev_lock);
+	mdev->registered = true;
+	if (list_empty(&mdev->list))
+		;	/* already torn down by "rdma link del" */
+	else if (!mdev->net)
+		/* the netdev left while we registered */
+		ib_unregister_device_queued(&mdev->ibdev);
+	else
+		mroce_port_update(mdev);
+	mutex_unlock(&mroce_dev_lock);
+	put_device(&mdev->ibdev.dev);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&mroce_dev_lock);
+err_dealloc:
+	/* dealloc_driver takes the device off the list and drops the socket */
+	ib_dealloc_device(&mdev->ibdev);
+	return err;
+}
+
+/**
+ * mroce_dev_remove_all() - unregister every device, for module unload
+ *
+ * Waits for unregistrations already queued by the netdev notifier, so no
+ * device op can run once this returns.
+ */
+void mroce_dev_remove_all(void)
+{
+	struct mroce_dev *mdev;
+
+	mutex_lock(&mroce_dev_lock);
+	while ((mdev = list_first_entry_or_null(&mroce_devs, struct mroce_dev,
+						list))) {
+		list_del_init(&mdev->list);
+		get_device(&mdev->ibdev.dev);
+		mutex_unlock(&mroce_dev_lock);
+
+		ib_unregister_device(&mdev->ibdev);
+		put_device(&mdev->ibdev.dev);
+
+		mutex_lock(&mroce_dev_lock);
+	}
+	mutex_unlock(&mroce_dev_lock);
+}

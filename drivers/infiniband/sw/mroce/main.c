@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mroce module: parameters and the "rdma link" glue.
+ *
+ *   rdma link add mroce0 type mroce netdev eth0
+ *
+ * loads this module through its "rdma-link-mroce" alias and binds a new
+ * RDMA device to eth0; "rdma link del mroce0" removes it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <rdma/rdma_netlink.h>
+
+#include "mroce.h"
+
+/*
+ * Not RoCEv2's 4791: mroce speaks its own protocol and must coexist with
+ * rxe in one kernel.  Read-only once loaded because sockets are bound to it.
+ */
+unsigned short mroce_udp_port = 4793;
+module_param_named(udp_port, mroce_udp_port, ushort, 0444);
+MODULE_PARM_DESC(udp_port, "UDP destination port of the mroce transport (default 4793)");
+
+static int mroce_newlink(const char *name, struct net_device *ndev)
+{
+	return mroce_dev_add(name, ndev);
+}
+
+static struct rdma_link_ops mroce_link_ops = {
+	.type = "mroce",
+	.newlink = mroce_newlink,
+};
+
+static int __init mroce_init(void)
+{
+	int err;
+
+	if (!mroce_udp_port) {
+		pr_err("udp_port must not be 0\n");
+		return -EINVAL;
+	}
+
+	err = mroce_socket_init();
+	if (err)
+		return err;
+	err = mroce_netdev_init();
+	if (err)
+		goto err_socket;
+
+	rdma_link_register(&mroce_link_ops);
+	return 0;
+
+err_socket:
+	mroce_socket_exit();
+	return err;
+}
+
+static void __exit mroce_exit(void)
+{
+	/* Waits for any "rdma link add" in flight; none can start after. */
+	rdma_link_unregister(&mroce_link_ops);
+	mroce_dev_remove_all();
+	mroce_netdev_exit();
+	mroce_socket_exit();
+}
+
+/* After ib_core and the UDP tunnel code when all are built in. */
+late_initcall(mroce_init);
+module_exit(mroce_exit);
+
+MODULE_DESCRIPTION("mroce: lossy multipath soft-RDMA transport");
+MODULE_LICENSE("GPL");
+MODULE_ALIAS_RDMA_LINK("mroce");

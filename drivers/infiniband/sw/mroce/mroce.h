@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * mroce: a lossy, multipath soft-RDMA transport.
+ *
+ * Objects shared between the files of the driver.  Each file owns one
+ * layer: main.c (module and rdma link glue), device.c (ib_device and its
+ * attributes), netdev.c (following the bound netdev), socket.c (UDP
+ * sockets per network namespace), verbs.c (verbs objects), addr.c (pure
+ * address helpers).
+ */
+#ifndef MROCE_H
+#define MROCE_H
+
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <rdma/ib_verbs.h>
+
+#define MROCE_PORT		1
+#define MROCE_GID_TBL_LEN	128
+#define MROCE_MAX_PD		0x10000
+#define MROCE_VENDOR_ID		0xffffff	/* no IEEE OUI: software device */
+
+extern unsigned short mroce_udp_port;
+
+/**
+ * struct mroce_dev - one mroce RDMA device bound to one netdev
+ * @ibdev: the RDMA core's device; must stay first for ib_alloc_device()
+ * @ndev: the bound netdev.  The RDMA core holds a reference on it through
+ *	ib_device_set_netdev() until the device is unregistered.
+ * @net: namespace whose UDP socket the device uses; NULL once the netdev
+ *	is unregistered (the device is then being torn down).
+ * @list: entry in the driver's device list, protected by mroce_dev_lock
+ * @registered: ib_register_device() succeeded; mroce_dev_lock
+ * @port_state: IB_PORT_ACTIVE or IB_PORT_DOWN, following the netdev's
+ *	operational state; protected by mroce_dev_lock
+ * @active_mtu: path MTU derived from the netdev MTU; mroce_dev_lock
+ * @pd_count: protection domains in use, bounded by MROCE_MAX_PD
+ */
+struct mroce_dev {
+	struct ib_device ibdev;
+	struct net_device *ndev;
+	struct net *net;
+	struct list_head list;
+	bool registered;
+	enum ib_port_state port_state;
+	enum ib_mtu active_mtu;
+	atomic_t pd_count;
+};
+
+static inline struct mroce_dev *to_mdev(struct ib_device *ibdev)
+{
+	return container_of(ibdev, struct mroce_dev, ibdev);
+}
+
+/* device.c */
+extern struct mutex mroce_dev_lock;
+int mroce_dev_add(const char *name, struct net_device *ndev);
+void mroce_dev_remove_all(void);
+struct mroce_dev *mroce_dev_find_by_netdev(const struct net_device *ndev);
+void mroce_dev_detach(struct mroce_dev *mdev);
+
+/* netdev.c */
+void mroce_port_update(struct mroce_dev *mdev);
+int mroce_netdev_init(void);
+void mroce_netdev_exit(void);
+
+/* socket.c */
+int mroce_socket_get(struct net *net);
+void mroce_socket_put(struct net *net);
+int mroce_socket_init(void);
+void mroce_socket_exit(void);
+
+/* verbs.c */
+extern const struct ib_device_ops mroce_verbs_ops;
+
+#endif /* MROCE_H */
