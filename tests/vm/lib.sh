@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for test scripts run in the VMs by `scripts/vm run`. Source it:
+#
+#   . "$(dirname "$0")/lib.sh"
+#
+# Synchronisation (files in $MROCE_VM_SHARED, shared by all VMs and the host):
+#   vm_barrier NAME [SECS]  wait until every VM has reached NAME; a NAME may be
+#                           reused (each VM must pass it the same number of
+#                           times; call it from the test's main shell, not a
+#                           subshell). Fails (and records a FAIL) on timeout
+#                           or when a peer VM has already failed.
+#   vm_set NAME VALUE       publish VALUE under NAME
+#   vm_get NAME [SECS]      print the value published under NAME, waiting for it
+#                           (use as v=$(vm_get NAME); a timeout is counted as
+#                           a FAIL and returns non-zero)
+# Addresses (exist only on the emulated links between the VMs):
+#   vm_ip INDEX [LINK]      IPv4 of VM INDEX on link LINK: 10.77.LINK.(INDEX+1)
+#   vm_ip6 INDEX [LINK]     IPv6: fd77:0:0:LINK::(INDEX+1) (eth0: fd77::(INDEX+1))
+#   vm_peer                 index of the other VM (2-VM runs)
+#   vm_net_setup            bring eth0..eth<L-1> up with those addresses
+#                           (/24 and /64; IPv6 without DAD)
+#   vm_ping ARGS...         ping (iputils if installed, else busybox ping)
+# Reporting:
+#   t_ok NAME / t_fail NAME MSG / t_skip NAME REASON   (they count even when
+#                           called in a subshell or pipeline)
+#   t_run NAME CMD...       run CMD; ok if it exits 0, else FAIL with its output
+#   t_done                  print "VM<i>: N passed, N failed[, N skipped]",
+#                           return non-zero if anything failed
+# Timeouts default to $MROCE_VM_WAIT (120 s).
+
+: "${MROCE_VM_INDEX:?tests/vm/lib.sh: run this under scripts/vm run}"
+: "${MROCE_VM_COUNT:=1}" "${MROCE_VM_LINKS:=1}"
+: "${MROCE_VM_SHARED:?tests/vm/lib.sh: MROCE_VM_SHARED is not set}"
+: "${MROCE_VM_WAIT:=120}"
+
+# Results are counted in a file, so t_ok/t_fail also count from subshells
+# ( ... | while read ...; do t_ok ...; done, background jobs, $(...) ).
+_t_results=$(mktemp "${TMPDIR:-/tmp}/mroce-t.XXXXXX")
+declare -A _vm_gen=()
+
+t_ok() {
+	echo ok >>"$_t_results"
+	echo "ok $1"
+}
+
+t_fail() {
+	echo fail >>"$_t_results"
+	echo "FAIL $1: ${2:-failed}"
+}
+
+t_skip() {
+	echo skip >>"$_t_results"
+	echo "skip $1: ${2:-skipped}"
+}
+
+t_run() {
+	local name=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	if [[ $rc -eq 0 ]]; then
+		t_ok "$name"
+	else
+		t_fail "$name" "exit status $rc: $*"
+		[[ -z $out ]] || printf '%s\n' "$out" | tail -n 20 | sed 's/^/    /'
+	fi
+	return "$rc"
+}
+
+t_done() {
+	local pass fail skip line
+	pass=$(grep -cx ok "$_t_results")
+	fail=$(grep -cx fail "$_t_results")
+	skip=$(grep -cx skip "$_t_results")
+	line="VM$MROCE_VM_INDEX: $pass passed, $fail failed"
+	[[ $skip -eq 0 ]] || line+=", $skip skipped"
+	echo "$line"
+	[[ $fail -eq 0 ]]
+}
+
+vm_peer() {
+	echo $((1 - MROCE_VM_INDEX))
+}
+
+vm_ip() {
+	echo "10.77.${2:-0}.$(($1 + 1))"
+}
+
+vm_ip6() {
+	echo "fd77:0:0:${2:-0}::$(($1 + 1))"
+}
+
+vm_net_setup() {
+	local k dev
+	for ((k = 0; k < MROCE_VM_LINKS; k++)); do
+		dev=eth$k
+		if ! { ip link set dev "$dev" up &&
+			ip addr add "$(vm_ip "$MROCE_VM_INDEX" "$k")/24" dev "$dev" &&
+			ip -6 addr add "$(vm_ip6 "$MROCE_VM_INDEX" "$k")/64" dev "$dev" nodad; }; then
+			echo "vm_net_setup: cannot configure $dev" >&2
+			return 1
+		fi
+	done
+}
+
+# ping with iputils if installed, else busybox (a dependency of the rig).
+vm_ping() {
+	if command -v ping >/dev/null; then
+		ping "$@"
+	else
+		busybox ping "$@"
+	fi
+}
+
+# Non-zero (with a message) if another VM has already failed.
+_vm_peer_failed() {
+	local f
+	for f in "$MROCE_VM_SHARED"/.abort.vm*; do
+		[[ -e $f && $f != */.abort.vm$MROCE_VM_INDEX ]] || continue
+		echo "${f##*/.abort.}"
+		return 0
+	done
+	return 1
+}
+
+# _vm_wait DESC SECS TEST...: poll until TEST succeeds.
+_vm_wait() {
+	local desc=$1 secs=$2 end who
+	shift 2
+	end=$((SECONDS + secs))
+	until "$@"; do
+		# To stderr: vm_get runs inside $(...).
+		if who=$(_vm_peer_failed); then
+			t_fail "$desc" "$who failed" >&2
+			return 1
+		fi
+		if ((SECONDS >= end)); then
+			t_fail "$desc" "timed out after ${secs}s" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+_vm_all_at() {
+	local i
+	for ((i = 0; i < MROCE_VM_COUNT; i++)); do
+		[[ -e $MROCE_VM_SHARED/barrier.$1.$i ]] || return 1
+	done
+}
+
+vm_barrier() {
+	local name=$1 secs=${2:-$MROCE_VM_WAIT} gen
+	[[ $name =~ ^[A-Za-z0-9_.-]+$ ]] || { t_fail "barrier $name" "bad name"; return 1; }
+	gen=$((${_vm_gen[$name]:-0} + 1))
+	_vm_gen[$name]=$gen
+	: >"$MROCE_VM_SHARED/barrier.$name.$gen.$MROCE_VM_INDEX"
+	_vm_wait "barrier $name" "$secs" _vm_all_at "$name.$gen"
+}
+
+vm_set() {
+	local name=$1 tmp
+	[[ $name =~ ^[A-Za-z0-9_.-]+$ ]] || { echo "vm_set: bad name '$name'" >&2; return 1; }
+	tmp=$MROCE_VM_SHARED/.val.$name.$MROCE_VM_INDEX.$$
+	printf '%s\n' "$2" >"$tmp" && mv -f "$tmp" "$MROCE_VM_SHARED/val.$name"
+}
+
+vm_get() {
+	local name=$1 secs=${2:-$MROCE_VM_WAIT}
+	_vm_wait "get $name" "$secs" test -e "$MROCE_VM_SHARED/val.$name" || return 1
+	cat "$MROCE_VM_SHARED/val.$name"
+}
