@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# mroce: kernel module, rdma-core provider, and their tests.
+#   make deps    install the Debian packages everything below needs
+#   make         build mroce.ko and the provider (libmroce-rdmav34.so)
+#   make check   lint + KUnit + the VM integration suite
+#   make demo    two VMs, an mroce device in each
+# KDIR=<kernel build dir> overrides the kernel the module is built for.
+# The out-of-tree kbuild entry point is the Kbuild file beside this one.
+
+MODULE := drivers/infiniband/sw/mroce/mroce.ko
+
+.PHONY: all module provider deps lint kunit vm-test check demo vm-shell clean
+
+all: module provider
+
+module:
+	scripts/build-module
+
+provider:
+	scripts/build-provider
+
+deps:
+	scripts/setup
+
+lint:
+	scripts/lint
+
+kunit:
+	scripts/kunit
+
+vm-test: all
+	scripts/vm-tests
+
+check:
+	scripts/check
+
+demo:
+	scripts/demo
+
+vm-shell: module
+	scripts/vm shell --module $(MODULE)
+
+clean:
+	scripts/build-module clean
+	rm -rf build

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Device lifecycle tests, run inside one VM with two NICs:
+#   scripts/vm run --vms 1 --links 2 --module .../mroce.ko -- tests/vm/device.sh
+# Covers module autoload, rdma link add/del, attributes seen by userspace,
+# GIDs following addresses, port state following the link, netns,
+# netdev removal, unload with devices present, and every bad argument.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/../../scripts/rdma-env"
+
+PORT=4793
+sys=/sys/class/infiniband
+
+dev_exists() { [ -e "$sys/$1" ]; }
+
+# wait_for SECONDS CMD...: poll until CMD succeeds
+wait_for() {
+	local t=$(($1 * 10))
+	shift
+	while ! "$@"; do
+		t=$((t - 1))
+		[ "$t" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+# expect_fail NAME PATTERN CMD...: CMD must fail and print PATTERN
+expect_fail() {
+	local name=$1 pattern=$2 out
+	shift 2
+	if out=$("$@" 2>&1); then
+		t_fail "$name" "succeeded but must fail: $*"
+	elif ! grep -qi -- "$pattern" <<<"$out"; then
+		t_fail "$name" "expected '$pattern', got: $out"
+	else
+		t_ok "$name"
+	fi
+}
+
+has_gid() { grep -qx "$2" "$sys/$1/ports/1/gids/"* 2>/dev/null; }
+port_state() { cut -d' ' -f2 <"$sys/$1/ports/1/state"; }
+udp_bound() { ss -Huln "sport = :$1" | grep -q .; }
+dmesg_clean() { ! dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|refcount_t|unregister_netdevice: waiting'; }
+
+vm_net_setup || exit 1
+modprobe ib_uverbs
+
+# --- creation and autoload -------------------------------------------------
+t_run "mroce not loaded before first link add" sh -c '! grep -q "^mroce " /proc/modules'
+t_run "rdma link add autoloads mroce" rdma link add mroce0 type mroce netdev eth0
+t_run "module loaded by alias" grep -q "^mroce " /proc/modules
+t_run "device in sysfs" dev_exists mroce0
+t_run "rdma link shows netdev" sh -c 'rdma link show mroce0/1 | grep -q "netdev eth0"'
+t_run "UDP port $PORT bound" udp_bound $PORT
+t_run "port active" wait_for 5 sh -c "[ \"\$(cut -d' ' -f2 <$sys/mroce0/ports/1/state)\" = ACTIVE ]"
+t_run "link layer Ethernet" grep -qx Ethernet "$sys/mroce0/ports/1/link_layer"
+t_run "node_guid from MAC" sh -c "grep -q '5054:00' $sys/mroce0/node_guid"
+
+# --- what unmodified userspace sees through the provider -------------------
+t_run "ibv_devices lists mroce0" sh -c 'ibv_devices | grep -qw mroce0'
+devinfo=$(ibv_devinfo -v -d mroce0 2>&1)
+echo "$devinfo" | sed -n '1,12p'
+t_run "ibv_devinfo: PORT_ACTIVE" grep -q 'state:.*PORT_ACTIVE' <<<"$devinfo"
+t_run "ibv_devinfo: Ethernet link layer" grep -q 'link_layer:.*Ethernet' <<<"$devinfo"
+t_run "ibv_devinfo: max_pd" grep -qE 'max_pd:[[:space:]]+65536' <<<"$devinfo"
+t_run "ibv_devinfo: active_mtu 1024 at MTU 1500" grep -q 'active_mtu:.*1024' <<<"$devinfo"
+t_run "ibv_devinfo: IPv4 GID, RoCE v2" grep -q '::ffff:10.77.0.1, RoCE v2' <<<"$devinfo"
+t_run "PD alloc/free through the provider" /usr/bin/python3 - <<'PY'
+from pyverbs.device import Context
+from pyverbs.pd import PD
+with Context(name='mroce0') as ctx:
+    pds = [PD(ctx) for _ in range(16)]
+    for pd in pds:
+        pd.close()
+PY
+
+# --- GIDs follow the netdev's addresses ------------------------------------
+t_run "IPv4 GID present" wait_for 5 has_gid mroce0 0000:0000:0000:0000:0000:ffff:0a4d:0001
+ip addr add 10.77.9.9/24 dev eth0
+t_run "added IPv4 address becomes a GID" wait_for 5 has_gid mroce0 0000:0000:0000:0000:0000:ffff:0a4d:0909
+ip addr del 10.77.9.9/24 dev eth0
+t_run "removed IPv4 address leaves the GID table" wait_for 5 sh -c "! grep -qx 0000:0000:0000:0000:0000:ffff:0a4d:0909 $sys/mroce0/ports/1/gids/*"
+ip -6 addr add fd77::9/64 dev eth0 nodad
+t_run "added IPv6 address becomes a GID" wait_for 5 has_gid mroce0 fd77:0000:0000:0000:0000:0000:0000:0009
+
+# --- port state and MTU follow the link ------------------------------------
+ip link set eth0 down
+t_run "link down -> port DOWN" wait_for 5 sh -c "[ \"\$(cut -d' ' -f2 <$sys/mroce0/ports/1/state)\" = DOWN ]"
+ip link set eth0 up
+t_run "link up -> port ACTIVE" wait_for 5 sh -c "[ \"\$(cut -d' ' -f2 <$sys/mroce0/ports/1/state)\" = ACTIVE ]"
+ip link set eth0 mtu 9000
+t_run "MTU 9000 -> active_mtu 4096" sh -c 'ibv_devinfo -d mroce0 | grep -q "active_mtu:.*4096"'
+ip link set eth0 mtu 1500
+
+# --- bad arguments get clear errors ----------------------------------------
+expect_fail "duplicate name refused" "exists" rdma link add mroce0 type mroce netdev eth1
+expect_fail "netdev already bound refused" "exists" rdma link add mroce9 type mroce netdev eth0
+expect_fail "missing netdev refused" "no such device" rdma link add mroce9 type mroce netdev nosuch0
+expect_fail "non-Ethernet netdev refused" "invalid argument" rdma link add mroce9 type mroce netdev lo
+t_run "no device left behind by refusals" sh -c "! [ -e $sys/mroce9 ]"
+t_run "dmesg names the bound netdev" sh -c 'dmesg | grep -q "eth0 is already bound"'
+
+# --- several devices, rxe beside mroce --------------------------------------
+t_run "second device on eth1" rdma link add mroce1 type mroce netdev eth1
+t_run "both listed by ibv_devices" sh -c 'ibv_devices | grep -qw mroce0 && ibv_devices | grep -qw mroce1'
+t_run "rxe on the same netdev as mroce1" rdma link add rxe0 type rxe netdev eth1
+t_run "rxe's 4791 and mroce's $PORT both bound" sh -c "ss -Huln | grep -q ':4791 ' && ss -Huln | grep -q ':$PORT '"
+t_run "rdma link del rxe0" rdma link del rxe0
+t_run "rdma link del mroce1" rdma link del mroce1
+t_run "mroce1 gone" sh -c "! [ -e $sys/mroce1 ]"
+expect_fail "del of a missing device refused" "wrong device name" rdma link del mroce1
+
+# --- netdev removal ---------------------------------------------------------
+ip link add dum0 type dummy
+ip link set dum0 up
+t_run "device on a dummy netdev" rdma link add mroced type mroce netdev dum0
+ip link del dum0
+t_run "netdev removal removes the device" wait_for 10 sh -c "! [ -e $sys/mroced ]"
+
+# --- network namespaces -----------------------------------------------------
+ip netns add mns1
+ip link add vA type veth peer name vB
+ip link set vB netns mns1
+ip -n mns1 link set vB up
+t_run "device over a netdev in another netns" ip netns exec mns1 rdma link add mrocens type mroce netdev vB
+t_run "socket bound inside that netns" ip netns exec mns1 sh -c "ss -Huln 'sport = :$PORT' | grep -q ."
+t_run "netns deletion removes the device" sh -c "ip netns del mns1 && $(declare -f wait_for); wait_for 10 sh -c '! [ -e $sys/mrocens ]'"
+ip link del vA 2>/dev/null
+
+ip netns add mns2
+ip link add vC type veth peer name vD
+ip link set vD netns mns2
+ip -n mns2 link set vD up
+ip netns exec mns2 /usr/bin/python3 -c "
+import socket, time, os
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(('0.0.0.0', $PORT))
+open('/tmp/portheld', 'w').close()
+time.sleep(60)" &
+holder=$!
+wait_for 10 test -e /tmp/portheld
+expect_fail "UDP port taken in the netns refused" "address already in use" ip netns exec mns2 rdma link add mrocebusy type mroce netdev vD
+kill "$holder"; wait "$holder" 2>/dev/null
+ip netns del mns2
+
+# --- module unload with devices present, parameters -------------------------
+rdma link add mroce1 type mroce netdev eth1
+t_run "unload with two devices present" modprobe -r mroce
+t_run "devices gone after unload" sh -c "! [ -e $sys/mroce0 ] && ! [ -e $sys/mroce1 ]"
+t_run "port released after unload" sh -c "! ss -Huln 'sport = :$PORT' | grep -q ."
+expect_fail "udp_port=0 refused" "invalid argument" modprobe mroce udp_port=0
+t_run "reload with udp_port=5000" modprobe mroce udp_port=5000
+t_run "device after reload" rdma link add mroce0 type mroce netdev eth0
+t_run "UDP port 5000 bound" udp_bound 5000
+t_run "final unload" modprobe -r mroce
+
+t_run "kernel log free of warnings" dmesg_clean
+t_done
