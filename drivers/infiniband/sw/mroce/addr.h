@@ -9,13 +9,13 @@
 #include <linux/socket.h>
 #include <rdma/ib_verbs.h>
 
+#include "wire.h"
+
 /*
  * Bytes a frame spends outside the RDMA payload: the larger IP header
- * (IPv6), UDP, and the budget the wire protocol reserves for its largest
- * transport header (Documentation/wire-protocol.rst).
+ * (IPv6), UDP, and the largest mroce header of a packet with payload.
  */
-#define MROCE_HDR_BUDGET	64
-#define MROCE_ENCAP_OVERHEAD	(40 + 8 + MROCE_HDR_BUDGET)
+#define MROCE_ENCAP_OVERHEAD	(40 + 8 + MROCE_DATA_HDR_MAX)
 
 enum ib_mtu mroce_mtu_from_netdev(unsigned int ndev_mtu);
 

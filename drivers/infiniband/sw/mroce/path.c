@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Path logic: the selective-ACK window on both sides, loss detection,
+ * the RTT estimator and the congestion window of one path.
+ *
+ * A path is an ordered sequence stream: once packets sent after another
+ * one have been acknowledged, the earlier one is lost, not late.  The only
+ * slack is MROCE_REORDER_PKTS sequence numbers, for links that reorder a
+ * little anyway.
+ *
+ * Loss and congestion are kept apart: on a lossy fabric, losing a packet
+ * says little about load, so a loss only causes the packet to be sent
+ * again.  ECN marks (and timeouts, which may mean a dead route) shrink
+ * the window.
+ */
+#include <linux/minmax.h>
+#include <linux/string.h>
+#include <asm/unaligned.h>
+
+#include "path.h"
+
+/**
+ * mroce_rxwin_check() - classify an arriving sequence number
+ * @w: the path's receive window
+ * @psn: the packet's sequence number
+ *
+ * Return: MROCE_RX_NEW for a packet to process, MROCE_RX_DUP for one
+ * already received, MROCE_RX_OUTSIDE for one beyond the window.
+ */
+enum mroce_rx_verdict mroce_rxwin_check(const struct mroce_rxwin *w, u32 psn)
+{
+	u32 d = psn - w->cum;
+
+	if ((s32)d < 0)
+		return MROCE_RX_DUP;
+	if (!d)
+		return MROCE_RX_NEW;
+	if (d > MROCE_SACK_BITS)
+		return MROCE_RX_OUTSIDE;
+	return test_bit(d - 1, w->map) ? MROCE_RX_DUP : MROCE_RX_NEW;
+}
+
+/**
+ * mroce_rxwin_record() - record a packet mroce_rxwin_check() called new
+ * @w: the path's receive window
+ * @psn: the packet's sequence number
+ *
+ * Return: true if @psn was the next in order (the cumulative point moved).
+ */
+bool mroce_rxwin_record(struct mroce_rxwin *w, u32 psn)
+{
+	u32 d = psn - w->cum;
+	unsigned int run;
+
+	if ((s32)d < 0 || d > MROCE_SACK_BITS)
+		return false;
+	if (d) {
+		set_bit(d - 1, w->map);
+		return false;
+	}
+
+	/* @psn fills the hole at @cum; skip the run received after it. */
+	run = find_first_zero_bit(w->map, MROCE_SACK_BITS);
+	w->cum += run + 1;
+	if (run + 1 >= MROCE_SACK_BITS)
+		bitmap_zero(w->map, MROCE_SACK_BITS);
+	else
+		bitmap_shift_right(w->map, w->map, run + 1, MROCE_SACK_BITS);
+	return true;
+}
+
+/**
+ * mroce_rxwin_sack() - the window's bitmap in wire order
+ * @w: the path's receive window
+ * @sack: MROCE_SACK_BITS / 8 bytes; bit i is byte i / 8, bit i % 8
+ */
+void mroce_rxwin_sack(const struct mroce_rxwin *w, u8 *sack)
+{
+	u32 words[MROCE_SACK_BITS / 32];
+	unsigned int i;
+
+	bitmap_to_arr32(words, w->map, MROCE_SACK_BITS);
+	for (i = 0; i < ARRAY_SIZE(words); i++)
+		put_unaligned_le32(words[i], sack + 4 * i);
+}
+
+static bool sack_test(const u8 *sack, u32 bit)
+{
+	return sack[bit / 8] & (1U << (bit % 8));
+}
+
+/**
+ * mroce_txpath_init() - reset the send side of a path
+ * @tp: the path
+ * @min_rto_us: floor of the retransmission timeout
+ */
+void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us)
+{
+	memset(tp, 0, sizeof(*tp));
+	tp->cwnd = MROCE_CWND_INIT;
+	tp->ssthresh = MROCE_WINDOW;
+	tp->min_rto_us = min_rto_us;
+	tp->rto_us = max(MROCE_RTO_INIT_US, min_rto_us);
+}
+
+/**
+ * mroce_txpath_room() - how many new packets the path may send now
+ * @tp: the path
+ *
+ * Bounded by the congestion window over packets still in the network and
+ * by the receiver's window over the whole span since @tp->una.
+ */
+unsigned int mroce_txpath_room(const struct mroce_txpath *tp)
+{
+	u32 span = tp->nxt - tp->una;
+	u32 pipe = span - tp->sacked - tp->lost_pending;
+	u32 cwnd = min_t(u32, tp->cwnd, MROCE_WINDOW);
+
+	if (span >= MROCE_WINDOW || pipe >= cwnd)
+		return 0;
+	return min(cwnd - pipe, MROCE_WINDOW - span);
+}
+
+struct mroce_txslot *mroce_txpath_slot(struct mroce_txpath *tp, u32 psn)
+{
+	return &tp->slot[psn % MROCE_WINDOW];
+}
+
+/**
+ * mroce_txpath_send() - give a new packet the path's next sequence number
+ * @tp: the path; mroce_txpath_room() must be non-zero
+ * @now_us: current time
+ * @ctx: the caller's handle for the packet, passed back when it is
+ *	acknowledged
+ *
+ * Return: the packet's sequence number.
+ */
+u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx)
+{
+	u32 psn = tp->nxt++;
+	struct mroce_txslot *slot = mroce_txpath_slot(tp, psn);
+
+	slot->ctx = ctx;
+	slot->xmit_us = now_us;
+	slot->order = ++tp->xmits;
+	slot->state = MROCE_SLOT_INFLIGHT;
+	slot->sends = 1;
+	slot->expiries = 0;
+	return psn;
+}
+
+/**
+ * mroce_txpath_resent() - note that a packet was sent again
+ * @tp: the path
+ * @psn: its sequence number, outstanding
+ * @now_us: current time
+ */
+void mroce_txpath_resent(struct mroce_txpath *tp, u32 psn, u64 now_us)
+{
+	struct mroce_txslot *slot = mroce_txpath_slot(tp, psn);
+
+	if (slot->state == MROCE_SLOT_LOST)
+		tp->lost_pending--;
+	slot->state = MROCE_SLOT_INFLIGHT;
+	slot->xmit_us = now_us;
+	slot->order = ++tp->xmits;
+	if (slot->sends < U8_MAX)
+		slot->sends++;
+}
+
+/**
+ * mroce_rtt_sample() - feed one RTT measurement to the estimator
+ * @tp: the path
+ * @rtt_us: the measurement
+ *
+ * RFC 6298, section 2, with a 1 us clock granularity.
+ */
+void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us)
+{
+	u32 delta;
+
+	rtt_us = max(rtt_us, 1U);
+	if (!tp->srtt_us) {
+		tp->srtt_us = rtt_us;
+		tp->rttvar_us = rtt_us / 2;
+	} else {
+		delta = tp->srtt_us > rtt_us ? tp->srtt_us - rtt_us :
+					       rtt_us - tp->srtt_us;
+		tp->rttvar_us = (3 * tp->rttvar_us + delta) / 4;
+		tp->srtt_us = (7 * tp->srtt_us + rtt_us) / 8;
+	}
+	tp->rto_us = clamp(tp->srtt_us + max(1U, 4 * tp->rttvar_us),
+			   tp->min_rto_us, MROCE_RTO_MAX_US);
+}
+
+/* Multiplicative decrease, at most once per window of data. */
+static bool cwnd_decrease(struct mroce_txpath *tp)
+{
+	if (mroce_seq_before(tp->una, tp->recover))
+		return false;
+	tp->cwnd = max(tp->cwnd / 2, 1U);
+	tp->ssthresh = max(tp->cwnd, 2U);
+	tp->cwnd_acc = 0;
+	tp->recover = tp->nxt;
+	return true;
+}
+
+static void cwnd_increase(struct mroce_txpath *tp, unsigned int acked)
+{
+	if (tp->cwnd < tp->ssthresh) {
+		tp->cwnd += acked;
+	} else {
+		tp->cwnd_acc += acked;
+		while (tp->cwnd_acc >= tp->cwnd) {
+			tp->cwnd_acc -= tp->cwnd;
+			tp->cwnd++;
+		}
+	}
+	tp->cwnd = min_t(u32, tp->cwnd, MROCE_WINDOW);
+}
+
+/**
+ * mroce_txpath_ack() - apply an ACK of this path
+ * @tp: the path
+ * @now_us: current time
+ * @cum: the ACK's cumulative sequence
+ * @sack: the ACK's bitmap, MROCE_SACK_BITS bits in wire order
+ * @ce_count: the ACK's count of CE-marked packets
+ * @acked: called with each newly acknowledged packet's handle and @arg
+ * @arg: passed to @acked
+ * @lost: filled with the sequences of packets newly found lost
+ * @max_lost: room in @lost; further losses are found by a later ACK
+ * @res: what the ACK did
+ *
+ * Return: 0, or -EINVAL for an ACK of sequences never sent (ignored).
+ */
+int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
+		     const u8 *sack, u16 ce_count,
+		     void (*acked)(void *ctx, void *arg), void *arg,
+		     u32 *lost, unsigned int max_lost,
+		     struct mroce_ack_result *res)
+{
+	u64 newest_once = 0;
+	u32 psn;
+
+	memset(res, 0, sizeof(*res));
+	if (mroce_seq_before(tp->nxt, cum))
+		return -EINVAL;
+
+	for (psn = tp->una; psn != tp->nxt; psn++) {
+		struct mroce_txslot *slot = mroce_txpath_slot(tp, psn);
+		u32 d = psn - cum;
+
+		if (slot->state == MROCE_SLOT_ACKED)
+			continue;
+		if ((s32)d >= 0 && (!d || d > MROCE_SACK_BITS ||
+				    !sack_test(sack, d - 1)))
+			continue;
+
+		if (slot->state == MROCE_SLOT_LOST)
+			tp->lost_pending--;
+		slot->state = MROCE_SLOT_ACKED;
+		tp->sacked++;
+		res->acked++;
+		/*
+		 * Karn: only a packet sent once says which transmission got
+		 * through, for the RTT and for the order of transmissions.
+		 */
+		if (slot->sends == 1) {
+			newest_once = max(newest_once, slot->xmit_us);
+			if (mroce_seq_before(tp->rack_order, slot->order))
+				tp->rack_order = slot->order;
+		}
+		if (mroce_seq_before(tp->high_acked, psn))
+			tp->high_acked = psn;
+		acked(slot->ctx, arg);
+		slot->ctx = NULL;
+	}
+
+	while (tp->una != tp->nxt &&
+	       mroce_txpath_slot(tp, tp->una)->state == MROCE_SLOT_ACKED) {
+		mroce_txpath_slot(tp, tp->una)->state = MROCE_SLOT_FREE;
+		tp->sacked--;
+		tp->una++;
+	}
+
+	if (res->acked) {
+		tp->backoff = 0;
+		if (newest_once && now_us >= newest_once) {
+			res->rtt_us = min_t(u64, now_us - newest_once, U32_MAX);
+			mroce_rtt_sample(tp, res->rtt_us);
+		}
+	}
+
+	/*
+	 * Lost: sent before an acknowledged packet that is at least
+	 * MROCE_REORDER_PKTS sequence numbers further on.  A packet sent
+	 * again is judged only by packets sent after it.
+	 */
+	for (psn = tp->una; psn != tp->nxt && res->lost < max_lost; psn++) {
+		struct mroce_txslot *slot = mroce_txpath_slot(tp, psn);
+
+		if (mroce_seq_before(tp->high_acked, psn + MROCE_REORDER_PKTS))
+			break;
+		if (slot->state != MROCE_SLOT_INFLIGHT ||
+		    !mroce_seq_before(slot->order, tp->rack_order))
+			continue;
+		slot->state = MROCE_SLOT_LOST;
+		tp->lost_pending++;
+		tp->lost++;
+		lost[res->lost++] = psn;
+	}
+
+	if (ce_count != tp->ce_seen) {
+		tp->ce_seen = ce_count;
+		res->congested = cwnd_decrease(tp);
+	} else if (res->acked) {
+		cwnd_increase(tp, res->acked);
+	}
+	return 0;
+}
+
+static struct mroce_txslot *oldest_outstanding(const struct mroce_txpath *tp,
+					       u32 *oldest)
+{
+	const struct mroce_txslot *found = NULL;
+	u32 psn;
+
+	for (psn = tp->una; psn != tp->nxt; psn++) {
+		const struct mroce_txslot *slot = &tp->slot[psn % MROCE_WINDOW];
+
+		/* LOST packets wait for the caller, not for the timer. */
+		if (slot->state != MROCE_SLOT_INFLIGHT)
+			continue;
+		if (!found || slot->xmit_us < found->xmit_us) {
+			found = slot;
+			*oldest = psn;
+		}
+	}
+	return (struct mroce_txslot *)found;
+}
+
+/**
+ * mroce_txpath_deadline() - when the path's retransmission timer expires
+ * @tp: the path
+ *
+ * Return: the expiry time, or 0 when no packet is in flight.
+ */
+u64 mroce_txpath_deadline(const struct mroce_txpath *tp)
+{
+	struct mroce_txslot *slot;
+	u32 psn;
+
+	slot = oldest_outstanding(tp, &psn);
+	return slot ? slot->xmit_us + mroce_txpath_rto(tp) : 0;
+}
+
+/**
+ * mroce_txpath_timeout() - handle the retransmission timer
+ * @tp: the path
+ * @now_us: current time
+ * @psn: set to the packet to send again
+ *
+ * If the oldest outstanding packet has waited a whole (backed-off) RTO,
+ * it is due again: the timeout doubles and the window collapses to one
+ * packet, since the route may be dead.  The caller re-rolls the path's
+ * source port once @tp->backoff reaches 2.
+ *
+ * Return: true if @psn must be sent again.
+ */
+bool mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us, u32 *psn)
+{
+	struct mroce_txslot *slot = oldest_outstanding(tp, psn);
+
+	if (!slot || slot->xmit_us + mroce_txpath_rto(tp) > now_us)
+		return false;
+
+	if (slot->expiries < U8_MAX)
+		slot->expiries++;
+	tp->backoff++;
+	tp->ssthresh = max(tp->cwnd / 2, 2U);
+	tp->cwnd = 1;
+	tp->cwnd_acc = 0;
+	tp->recover = tp->nxt;
+	slot->state = MROCE_SLOT_LOST;
+	tp->lost_pending++;
+	tp->lost++;
+	return true;
+}

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One path of a connection: its sequence space, selective-ACK window,
+ * RTT estimator and congestion window (Documentation/wire-protocol.rst,
+ * "Paths" and "Congestion control").  Pure logic: times come in as
+ * arguments in microseconds, packets are opaque context pointers, so
+ * KUnit drives it directly.
+ */
+#ifndef MROCE_PATH_H
+#define MROCE_PATH_H
+
+#include <linux/bitmap.h>
+#include <linux/types.h>
+
+#include "wire.h"
+
+#define MROCE_WINDOW		MROCE_SACK_BITS	/* packets in flight per path */
+#define MROCE_RTO_MAX_US	1000000U
+#define MROCE_RTO_INIT_US	100000U
+#define MROCE_CWND_INIT		16U
+/* Acknowledged packets past a hole before it counts as a loss. */
+#define MROCE_REORDER_PKTS	3U
+
+/**
+ * struct mroce_rxwin - receive side of a path
+ * @cum: next sequence not yet received; everything before it was
+ * @map: bit i set: sequence @cum + 1 + i was received
+ * @ce_count: CE-marked DATA packets received, modulo 2^16
+ * @unacked: DATA packets recorded since the last ACK was sent
+ */
+struct mroce_rxwin {
+	u32 cum;
+	DECLARE_BITMAP(map, MROCE_SACK_BITS);
+	u16 ce_count;
+	u16 unacked;
+};
+
+enum mroce_rx_verdict {
+	MROCE_RX_NEW,		/* process and record it */
+	MROCE_RX_DUP,		/* seen before: drop, but acknowledge */
+	MROCE_RX_OUTSIDE,	/* beyond the window: drop */
+};
+
+enum mroce_rx_verdict mroce_rxwin_check(const struct mroce_rxwin *w, u32 psn);
+bool mroce_rxwin_record(struct mroce_rxwin *w, u32 psn);
+void mroce_rxwin_sack(const struct mroce_rxwin *w, u8 *sack);
+
+enum mroce_slot_state {
+	MROCE_SLOT_FREE,
+	MROCE_SLOT_INFLIGHT,
+	MROCE_SLOT_LOST,	/* detected lost, waiting to be sent again */
+	MROCE_SLOT_ACKED,
+};
+
+/**
+ * struct mroce_txslot - an outstanding packet
+ * @ctx: the caller's handle for sending it again
+ * @xmit_us: time of its latest transmission
+ * @order: the path's transmission count at its latest transmission; many
+ *	packets share a microsecond, so this, not @xmit_us, says which of
+ *	two transmissions came first
+ * @state: enum mroce_slot_state
+ * @sends: transmissions so far
+ * @expiries: retransmission timeouts it has suffered
+ */
+struct mroce_txslot {
+	void *ctx;
+	u64 xmit_us;
+	u32 order;
+	u8 state;
+	u8 sends;
+	u8 expiries;
+};
+
+/**
+ * struct mroce_txpath - send side of a path
+ * @una: oldest unacknowledged sequence
+ * @nxt: next new sequence
+ * @cwnd: congestion window, packets (1 to MROCE_WINDOW)
+ * @cwnd_acc: acknowledged packets towards the next additive increase
+ * @ssthresh: slow-start threshold
+ * @recover: no further decrease until @una passes it (once per RTT)
+ * @ce_seen: last ce_count the receiver reported
+ * @srtt_us: smoothed RTT; 0 until the first sample
+ * @rttvar_us: RTT variance
+ * @rto_us: retransmission timeout, before backoff
+ * @backoff: consecutive timeouts without progress
+ * @min_rto_us: floor of @rto_us
+ * @xmits: transmissions so far, new and repeated (wraps)
+ * @rack_order: latest transmission (@xmits count) of any acknowledged packet
+ * @high_acked: highest sequence acknowledged so far
+ * @lost: packets found lost, cumulative
+ * @sacked: acknowledged packets at or after @una (selectively acked)
+ * @lost_pending: packets found lost and not yet sent again
+ * @slot: outstanding packets, indexed by sequence modulo MROCE_WINDOW
+ */
+struct mroce_txpath {
+	u32 una;
+	u32 nxt;
+	u32 cwnd;
+	u32 cwnd_acc;
+	u32 ssthresh;
+	u32 recover;
+	u16 ce_seen;
+	u32 srtt_us;
+	u32 rttvar_us;
+	u32 rto_us;
+	u32 backoff;
+	u32 min_rto_us;
+	u32 xmits;
+	u32 rack_order;
+	u32 high_acked;
+	u64 lost;
+	u32 sacked;
+	u32 lost_pending;
+	struct mroce_txslot slot[MROCE_WINDOW];
+};
+
+/**
+ * struct mroce_ack_result - what one ACK did to a path
+ * @acked: packets newly acknowledged
+ * @lost: packets newly found lost; their sequences are in the caller's
+ *	array, oldest first
+ * @rtt_us: the RTT sample taken, or 0
+ * @congested: the path's window was decreased
+ */
+struct mroce_ack_result {
+	unsigned int acked;
+	unsigned int lost;
+	u32 rtt_us;
+	bool congested;
+};
+
+void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us);
+unsigned int mroce_txpath_room(const struct mroce_txpath *tp);
+u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx);
+void mroce_txpath_resent(struct mroce_txpath *tp, u32 psn, u64 now_us);
+struct mroce_txslot *mroce_txpath_slot(struct mroce_txpath *tp, u32 psn);
+int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
+		     const u8 *sack, u16 ce_count,
+		     void (*acked)(void *ctx, void *arg), void *arg,
+		     u32 *lost, unsigned int max_lost,
+		     struct mroce_ack_result *res);
+u64 mroce_txpath_deadline(const struct mroce_txpath *tp);
+bool mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us, u32 *psn);
+void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us);
+
+static inline u32 mroce_txpath_rto(const struct mroce_txpath *tp)
+{
+	u64 rto = (u64)tp->rto_us << min(tp->backoff, 16U);
+
+	return rto > MROCE_RTO_MAX_US ? MROCE_RTO_MAX_US : rto;
+}
+
+static inline unsigned int mroce_txpath_inflight(const struct mroce_txpath *tp)
+{
+	return tp->nxt - tp->una;
+}
+
+#endif /* MROCE_PATH_H */

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for mroce's path logic (path.c): the receive window with
+ * gaps, duplicates and wrap-around, selective-ACK loss detection, the
+ * RTT estimator, timeouts, ECN window decrease, and a lossy channel in
+ * which every packet must arrive exactly once.
+ */
+#include <kunit/test.h>
+#include <linux/prandom.h>
+
+#include "../path.h"
+
+static struct mroce_rxwin *new_rxwin(struct kunit *test, u32 cum)
+{
+	struct mroce_rxwin *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->cum = cum;
+	return w;
+}
+
+static struct mroce_txpath *new_txpath(struct kunit *test)
+{
+	struct mroce_txpath *tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	mroce_txpath_init(tp, 100);
+	return tp;
+}
+
+static void rx_in_order_test(struct kunit *test)
+{
+	struct mroce_rxwin *w = new_rxwin(test, 0);
+	u32 psn;
+
+	for (psn = 0; psn < 1000; psn++) {
+		KUNIT_ASSERT_EQ(test, mroce_rxwin_check(w, psn), MROCE_RX_NEW);
+		KUNIT_EXPECT_TRUE(test, mroce_rxwin_record(w, psn));
+	}
+	KUNIT_EXPECT_EQ(test, w->cum, 1000);
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(w->map, MROCE_SACK_BITS));
+	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 999), MROCE_RX_DUP);
+	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 0), MROCE_RX_DUP);
+}
+
+static void rx_gaps_and_dups_test(struct kunit *test)
+{
+	struct mroce_rxwin *w = new_rxwin(test, 100);
+
+	KUNIT_EXPECT_FALSE(test, mroce_rxwin_record(w, 102));
+	KUNIT_EXPECT_FALSE(test, mroce_rxwin_record(w, 103));
+	KUNIT_EXPECT_FALSE(test, mroce_rxwin_record(w, 105));
+	KUNIT_EXPECT_EQ(test, w->cum, 100);
+	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 102), MROCE_RX_DUP);
+	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 101), MROCE_RX_NEW);
+	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 104), MROCE_RX_NEW);
+
+	/* Filling 100 moves the cumulative point only to the next hole. */
+	KUNIT_EXPECT_TRUE(test, mroce_rxwin_record(w, 100));
+	KUNIT_EXPECT_EQ(test, w->cum, 101);
+	KUNIT_EXPECT_TRUE(test, mroce_rxwin_record(w, 101));
+	KUNIT_EXPECT_EQ(test, w->cum, 104);
+	KUNIT_EXPECT_TRUE(test, mroce_rxwin_record(w, 104));
+	KUNIT_EXPECT_EQ(test, w->cum, 106);
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(w->map, MROCE_SACK_BITS));
+}
+
+static void rx_window_edge_test(struct kunit *test)
+{
+	struct mroce_rxwin *w = new_rxwin(test, 5000);
+
+	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 5000 + 256), MROCE_RX_NEW);
+	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 5000 + 257), MROCE_RX_OUTSIDE);
+	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 5000 + 0x7fffffff), MROCE_RX_OUTSIDE);
+	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 4999), MROCE_RX_DUP);
+	KUNIT_EXPECT_FALSE(test, mroce_rxwin_record(w, 5000 + 257));
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(w->map, MROCE_SACK_BITS));
+
+	/* A full window collapses in one step when its hole is filled. */
+	for (u32 psn = 5001; psn <= 5256; psn++)
+		mroce_rxwin_record(w, psn);
+	KUNIT_EXPECT_TRUE(test, bitmap_full(w->map, MROCE_SACK_BITS));
+	KUNIT_EXPECT_TRUE(test, mroce_rxwin_record(w, 5000));
+	KUNIT_EXPECT_EQ(test, w->cum, 5257);
+	KUNIT_EXPECT_TRUE(test, bitmap_empty(w->map, MROCE_SACK_BITS));
+}
+
+static void rx_wraparound_test(struct kunit *test)
+{
+	struct mroce_rxwin *w = new_rxwin(test, 0xfffffffe);
+
+	KUNIT_EXPECT_FALSE(test, mroce_rxwin_record(w, 1));
+	KUNIT_EXPECT_FALSE(test, mroce_rxwin_record(w, 0xffffffff));
+	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 1), MROCE_RX_DUP);
+	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 0), MROCE_RX_NEW);
+	KUNIT_EXPECT_TRUE(test, mroce_rxwin_record(w, 0xfffffffe));
+	KUNIT_EXPECT_EQ(test, w->cum, 0);
+	KUNIT_EXPECT_TRUE(test, mroce_rxwin_record(w, 0));
+	KUNIT_EXPECT_EQ(test, w->cum, 2);
+	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 0xfffffffe), MROCE_RX_DUP);
+}
+
+static void rx_sack_encoding_test(struct kunit *test)
+{
+	struct mroce_rxwin *w = new_rxwin(test, 10);
+	u8 sack[MROCE_SACK_BITS / 8];
+	unsigned int i;
+
+	mroce_rxwin_record(w, 11);	/* bit 0 */
+	mroce_rxwin_record(w, 19);	/* bit 8 */
+	mroce_rxwin_record(w, 10 + 256);	/* bit 255 */
+	mroce_rxwin_sack(w, sack);
+	KUNIT_EXPECT_EQ(test, sack[0], 0x01);
+	KUNIT_EXPECT_EQ(test, sack[1], 0x01);
+	KUNIT_EXPECT_EQ(test, sack[31], 0x80);
+	for (i = 2; i < 31; i++)
+		KUNIT_EXPECT_EQ(test, sack[i], 0);
+}
+
+static void count_acked(void *ctx, void *arg)
+{
+	unsigned int *counts = arg;
+
+	counts[(uintptr_t)ctx]++;
+}
+
+static void tx_cumulative_ack_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+	struct mroce_ack_result res;
+	unsigned int counts[11] = {};
+	u8 sack[32] = {};
+	u32 lost[8];
+	uintptr_t i;
+
+	for (i = 1; i <= 10; i++)
+		KUNIT_EXPECT_EQ(test, mroce_txpath_send(tp, 1000 + i, (void *)i), i - 1);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_inflight(tp), 10);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_ack(tp, 1500, 10, sack, 0, count_acked,
+					       counts, lost, 8, &res), 0);
+	KUNIT_EXPECT_EQ(test, res.acked, 10);
+	KUNIT_EXPECT_EQ(test, res.lost, 0);
+	KUNIT_EXPECT_EQ(test, res.rtt_us, 490);	/* newest packet, sent at 1010 */
+	KUNIT_EXPECT_EQ(test, tp->una, 10);
+	for (i = 1; i <= 10; i++)
+		KUNIT_EXPECT_EQ(test, counts[i], 1);
+	/* A repeated ACK changes nothing; an ACK of unsent data is refused. */
+	mroce_txpath_ack(tp, 1600, 10, sack, 0, count_acked, counts, lost, 8, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, 0);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_ack(tp, 1600, 11, sack, 0, count_acked,
+					       counts, lost, 8, &res), -EINVAL);
+}
+
+static void tx_selective_loss_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+	struct mroce_ack_result res;
+	unsigned int counts[11] = {};
+	u8 sack[32] = {};
+	u32 lost[8];
+	uintptr_t i;
+
+	for (i = 1; i <= 10; i++)
+		mroce_txpath_send(tp, 1000 + i, (void *)i);
+	/* psn 3 missing, 4..9 received: bits 0..5 after cum 3. */
+	sack[0] = 0x3f;
+	mroce_txpath_ack(tp, 1500, 3, sack, 0, count_acked, counts, lost, 8, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, 9);
+	KUNIT_ASSERT_EQ(test, res.lost, 1);
+	KUNIT_EXPECT_EQ(test, lost[0], 3);
+	KUNIT_EXPECT_EQ(test, tp->una, 3);
+	KUNIT_EXPECT_EQ(test, counts[4], 0);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_slot(tp, 3)->state, MROCE_SLOT_LOST);
+	KUNIT_EXPECT_EQ(test, tp->lost, 1);
+
+	/* The same ACK again does not report the loss twice. */
+	mroce_txpath_ack(tp, 1510, 3, sack, 0, count_acked, counts, lost, 8, &res);
+	KUNIT_EXPECT_EQ(test, res.lost, 0);
+
+	mroce_txpath_resent(tp, 3, 1520);
+	memset(sack, 0, sizeof(sack));
+	mroce_txpath_ack(tp, 2000, 10, sack, 0, count_acked, counts, lost, 8, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, 1);
+	/* Karn: a resent packet gives no RTT sample. */
+	KUNIT_EXPECT_EQ(test, res.rtt_us, 0);
+	KUNIT_EXPECT_EQ(test, tp->una, 10);
+	for (i = 1; i <= 10; i++)
+		KUNIT_EXPECT_EQ(test, counts[i], 1);
+}
+
+static void tx_room_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+	struct mroce_ack_result res;
+	unsigned int counts[1] = {};
+	u8 sack[32] = {};
+	u32 lost[1];
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, mroce_txpath_room(tp), MROCE_CWND_INIT);
+	for (i = 0; i < MROCE_CWND_INIT; i++)
+		mroce_txpath_send(tp, 0, NULL);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_room(tp), 0);
+
+	/* A large window is still bounded by the receiver's 256 packets. */
+	tp->cwnd = 10000;
+	KUNIT_EXPECT_EQ(test, mroce_txpath_room(tp), MROCE_WINDOW - MROCE_CWND_INIT);
+	while (mroce_txpath_room(tp))
+		mroce_txpath_send(tp, 0, NULL);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_inflight(tp), MROCE_WINDOW);
+	/* SACKing all but the first leaves the span full: no room. */
+	memset(sack, 0xff, sizeof(sack));
+	mroce_txpath_ack(tp, 10, 0, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_room(tp), 0);
+}
+
+static void rtt_estimator_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+
+	KUNIT_EXPECT_EQ(test, tp->rto_us, MROCE_RTO_INIT_US);
+	mroce_rtt_sample(tp, 1000);
+	KUNIT_EXPECT_EQ(test, tp->srtt_us, 1000);
+	KUNIT_EXPECT_EQ(test, tp->rttvar_us, 500);
+	KUNIT_EXPECT_EQ(test, tp->rto_us, 3000);
+	mroce_rtt_sample(tp, 2000);
+	KUNIT_EXPECT_EQ(test, tp->rttvar_us, (3 * 500 + 1000) / 4);
+	KUNIT_EXPECT_EQ(test, tp->srtt_us, (7 * 1000 + 2000) / 8);
+	/* The floor holds for tiny RTTs. */
+	for (int i = 0; i < 50; i++)
+		mroce_rtt_sample(tp, 1);
+	KUNIT_EXPECT_EQ(test, tp->rto_us, 100);
+}
+
+static void tx_timeout_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+	u32 psn;
+
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 0);
+	KUNIT_EXPECT_FALSE(test, mroce_txpath_timeout(tp, 1000000, &psn));
+	mroce_txpath_send(tp, 0, NULL);
+	mroce_txpath_send(tp, 10, NULL);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), MROCE_RTO_INIT_US);
+	KUNIT_EXPECT_FALSE(test, mroce_txpath_timeout(tp, MROCE_RTO_INIT_US - 1, &psn));
+	KUNIT_ASSERT_TRUE(test, mroce_txpath_timeout(tp, MROCE_RTO_INIT_US, &psn));
+	KUNIT_EXPECT_EQ(test, psn, 0);
+	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 1);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_slot(tp, 0)->expiries, 1);
+
+	/* Resent at T: next expiry after a doubled RTO; psn 1 is older now. */
+	mroce_txpath_resent(tp, 0, MROCE_RTO_INIT_US);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 10 + 2 * MROCE_RTO_INIT_US);
+	KUNIT_ASSERT_TRUE(test, mroce_txpath_timeout(tp, 10 + 2 * MROCE_RTO_INIT_US, &psn));
+	KUNIT_EXPECT_EQ(test, psn, 1);
+	KUNIT_EXPECT_EQ(test, tp->backoff, 2);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_rto(tp), 4 * MROCE_RTO_INIT_US);
+	/* Backoff is capped. */
+	tp->backoff = 40;
+	KUNIT_EXPECT_EQ(test, mroce_txpath_rto(tp), MROCE_RTO_MAX_US);
+}
+
+static void ecn_decrease_once_per_window_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+	struct mroce_ack_result res;
+	unsigned int counts[1] = {};
+	u8 sack[32] = {};
+	u32 lost[1];
+	unsigned int i;
+
+	tp->cwnd = 64;
+	for (i = 0; i < 40; i++)
+		mroce_txpath_send(tp, i, NULL);
+	mroce_txpath_ack(tp, 100, 10, sack, 3, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_TRUE(test, res.congested);
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 32);
+	/* More marks within the same window: no second cut. */
+	mroce_txpath_ack(tp, 110, 20, sack, 5, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_FALSE(test, res.congested);
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 32);
+	/* Once the window sent at the cut is acknowledged, a cut is allowed. */
+	mroce_txpath_ack(tp, 120, 40, sack, 9, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_TRUE(test, res.congested);
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 16);
+	/* Without marks the window grows again (congestion avoidance). */
+	for (i = 0; i < 16; i++)
+		mroce_txpath_send(tp, 130, NULL);
+	mroce_txpath_ack(tp, 140, 56, sack, 9, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 17);
+}
+
+/*
+ * A sender and a receiver joined by an ordered channel that drops data
+ * and ACKs at random.  Every packet must be processed exactly once and
+ * acknowledged exactly once, and only lost packets may be sent again
+ * (apart from timeouts, whose ACK may have been the one lost).
+ */
+#define SIM_PKTS	3000
+#define SIM_DELAY	50
+#define SIM_QLEN	1024
+
+struct sim_q {
+	u32 psn[SIM_QLEN];
+	u32 id[SIM_QLEN];
+	u64 at[SIM_QLEN];
+	u8 sack[SIM_QLEN][MROCE_SACK_BITS / 8];
+	unsigned int head, tail;
+};
+
+struct sim {
+	struct mroce_txpath tp;
+	struct mroce_rxwin rw;
+	struct sim_q data, acks;
+	unsigned int processed[SIM_PKTS + 1];
+	unsigned int acked[SIM_PKTS + 1];
+	u32 redo[SIM_QLEN];
+	unsigned int nredo;
+	struct rnd_state rnd;
+	unsigned int loss_permille;
+	unsigned int data_drops, resends, timeouts;
+};
+
+static bool sim_drop(struct sim *s)
+{
+	return prandom_u32_state(&s->rnd) % 1000 < s->loss_permille;
+}
+
+static void sim_put_data(struct sim *s, u32 psn, u64 now)
+{
+	struct sim_q *q = &s->data;
+
+	if (sim_drop(s)) {
+		s->data_drops++;
+		return;
+	}
+	q->psn[q->tail % SIM_QLEN] = psn;
+	q->id[q->tail % SIM_QLEN] = (uintptr_t)mroce_txpath_slot(&s->tp, psn)->ctx;
+	q->at[q->tail % SIM_QLEN] = now + SIM_DELAY;
+	q->tail++;
+}
+
+static void sim_run(struct kunit *test, unsigned int loss_permille)
+{
+	struct sim *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mroce_ack_result res;
+	unsigned int i, next_id = 1;
+	u64 now = 0;
+	u32 lost[32], psn;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	mroce_txpath_init(&s->tp, 200);
+	s->loss_permille = loss_permille;
+	prandom_seed_state(&s->rnd, loss_permille);
+
+	while (now < 60ULL * 1000 * 1000) {
+		now += 5;
+		for (i = 0; i < s->nredo; i++) {
+			/* Only packets found lost are sent again, once each. */
+			KUNIT_ASSERT_EQ_MSG(test, mroce_txpath_slot(&s->tp, s->redo[i])->state,
+					    MROCE_SLOT_LOST, "psn %u", s->redo[i]);
+			mroce_txpath_resent(&s->tp, s->redo[i], now);
+			s->resends++;
+			sim_put_data(s, s->redo[i], now);
+		}
+		s->nredo = 0;
+		while (next_id <= SIM_PKTS && mroce_txpath_room(&s->tp)) {
+			psn = mroce_txpath_send(&s->tp, now, (void *)(uintptr_t)next_id++);
+			sim_put_data(s, psn, now);
+		}
+
+		while (s->data.head != s->data.tail &&
+		       s->data.at[s->data.head % SIM_QLEN] <= now) {
+			struct sim_q *q = &s->data;
+			unsigned int k = q->head++ % SIM_QLEN;
+
+			if (mroce_rxwin_check(&s->rw, q->psn[k]) == MROCE_RX_NEW) {
+				mroce_rxwin_record(&s->rw, q->psn[k]);
+				s->processed[q->id[k]]++;
+			}
+			if (sim_drop(s))
+				continue;
+			k = s->acks.tail++ % SIM_QLEN;
+			s->acks.psn[k] = s->rw.cum;
+			s->acks.at[k] = now + SIM_DELAY;
+			mroce_rxwin_sack(&s->rw, s->acks.sack[k]);
+		}
+
+		while (s->acks.head != s->acks.tail &&
+		       s->acks.at[s->acks.head % SIM_QLEN] <= now) {
+			unsigned int k = s->acks.head++ % SIM_QLEN;
+
+			KUNIT_ASSERT_EQ(test, mroce_txpath_ack(&s->tp, now, s->acks.psn[k],
+							       s->acks.sack[k], 0, count_acked,
+							       s->acked, lost, ARRAY_SIZE(lost),
+							       &res), 0);
+			for (i = 0; i < res.lost; i++)
+				s->redo[s->nredo++] = lost[i];
+		}
+
+		if (mroce_txpath_timeout(&s->tp, now, &psn)) {
+			s->timeouts++;
+			s->redo[s->nredo++] = psn;
+		}
+		if (next_id > SIM_PKTS && s->tp.una == s->tp.nxt)
+			break;
+	}
+
+	KUNIT_ASSERT_EQ_MSG(test, s->tp.una, SIM_PKTS, "loss %u permille", loss_permille);
+	for (i = 1; i <= SIM_PKTS; i++) {
+		KUNIT_ASSERT_EQ_MSG(test, s->processed[i], 1, "packet %u", i);
+		KUNIT_ASSERT_EQ_MSG(test, s->acked[i], 1, "packet %u", i);
+	}
+	KUNIT_EXPECT_GE(test, s->resends, s->data_drops);
+	KUNIT_EXPECT_LE(test, s->resends, s->data_drops + s->timeouts);
+	kunit_info(test, "loss %u/1000: %u data drops, %u resends, %u timeouts, %llu us",
+		   loss_permille, s->data_drops, s->resends, s->timeouts, now);
+}
+
+static void lossy_channel_test(struct kunit *test)
+{
+	sim_run(test, 0);
+	sim_run(test, 10);
+	sim_run(test, 100);
+	sim_run(test, 300);
+}
+
+static struct kunit_case mroce_path_cases[] = {
+	KUNIT_CASE(rx_in_order_test),
+	KUNIT_CASE(rx_gaps_and_dups_test),
+	KUNIT_CASE(rx_window_edge_test),
+	KUNIT_CASE(rx_wraparound_test),
+	KUNIT_CASE(rx_sack_encoding_test),
+	KUNIT_CASE(tx_cumulative_ack_test),
+	KUNIT_CASE(tx_selective_loss_test),
+	KUNIT_CASE(tx_room_test),
+	KUNIT_CASE(rtt_estimator_test),
+	KUNIT_CASE(tx_timeout_test),
+	KUNIT_CASE(ecn_decrease_once_per_window_test),
+	KUNIT_CASE(lossy_channel_test),
+	{}
+};
+
+static struct kunit_suite mroce_path_suite = {
+	.name = "mroce-path",
+	.test_cases = mroce_path_cases,
+};
+
+kunit_test_suite(mroce_path_suite);
