@@ -2,11 +2,13 @@
 /*
  * Userspace provider for the mroce soft-RDMA device.
  *
- * This first version only brings a device up to the point where a process
- * can open it, query it and own protection domains.  Every verb left unset
- * in mroce_ctx_ops keeps libibverbs' default op, which fails with
- * EOPNOTSUPP, so applications see a clean "not supported" rather than a
- * crash until the data path lands.
+ * Control verbs (PD, MR, AH, CQ/QP create, modify, destroy) are kernel
+ * commands.  The data path (post_send, post_recv, poll_cq) never enters
+ * the kernel: work requests and completions go through rings shared with
+ * the kernel driver (mroce_ring.h, include/uapi/rdma/mroce-abi.h), and
+ * the only system call on it is the send queue doorbell, made when the
+ * kernel says it has gone idle.  Every verb left unset in mroce_ctx_ops
+ * keeps libibverbs' default op, which fails with EOPNOTSUPP.
  */
 
 #include <config.h>
@@ -15,6 +17,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "mroce.h"
 
@@ -130,6 +133,472 @@ static int mroce_dealloc_pd(struct ibv_pd *pd)
 	return 0;
 }
 
+static struct ibv_mr *mroce_reg_mr(struct ibv_pd *pd, void *addr,
+				   size_t length, uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *vmr;
+	int ret;
+
+	/*
+	 * The kernel pins the pages and keeps the translation; userspace
+	 * only needs the keys, which ibv_cmd_reg_mr stores in vmr.
+	 */
+	vmr = calloc(1, sizeof(*vmr));
+	if (!vmr)
+		return NULL;
+
+	ret = ibv_cmd_reg_mr(pd, addr, length, hca_va, access, vmr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (ret) {
+		free(vmr);
+		errno = ret;
+		return NULL;
+	}
+
+	return &vmr->ibv_mr;
+}
+
+static int mroce_dereg_mr(struct verbs_mr *vmr)
+{
+	int ret;
+
+	ret = ibv_cmd_dereg_mr(vmr);
+	if (ret)
+		return ret;
+
+	free(vmr);
+	return 0;
+}
+
+static struct ibv_ah *mroce_create_ah(struct ibv_pd *pd,
+				      struct ibv_ah_attr *attr)
+{
+	struct ib_uverbs_create_ah_resp resp;
+	struct ibv_ah *ah;
+	int ret;
+
+	/*
+	 * The kernel resolves the GID to a path (and for RoCE the
+	 * destination MAC) and keeps the result; a UD send WQE names the
+	 * AH by ah->handle (mroce_send_wqe_encode()).
+	 */
+	ah = calloc(1, sizeof(*ah));
+	if (!ah)
+		return NULL;
+
+	ret = ibv_cmd_create_ah(pd, ah, attr, &resp, sizeof(resp));
+	if (ret) {
+		free(ah);
+		errno = ret;
+		return NULL;
+	}
+
+	return ah;
+}
+
+static int mroce_destroy_ah(struct ibv_ah *ah)
+{
+	int ret;
+
+	ret = ibv_cmd_destroy_ah(ah);
+	if (ret)
+		return ret;
+
+	free(ah);
+	return 0;
+}
+
+/*
+ * Map one ring the kernel described in a create/resize response.  The
+ * description is checked first: every index the data path computes is
+ * masked into [0, entries) and multiplied by the stride, so a ring that
+ * passes mroce_ring_check() can never make us touch memory outside the
+ * mapping, whatever the kernel later writes into the indices.
+ */
+static int mroce_map_ring(struct ibv_context *ibctx, struct mroce_ring *ring,
+			  const char *what, uint64_t offset, uint32_t size,
+			  uint32_t entries, uint32_t stride,
+			  uint64_t min_stride)
+{
+	void *map;
+
+	if (mroce_ring_check(size, entries, stride, min_stride)) {
+		verbs_err(verbs_get_ctx(ibctx),
+			  "mroce: kernel described an unusable %s ring (%u bytes, %u entries of %u bytes, entries need >= %llu bytes); kernel and provider disagree on the ABI\n",
+			  what, size, entries, stride,
+			  (unsigned long long)min_stride);
+		return EPROTO;
+	}
+
+	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   ibctx->cmd_fd, offset);
+	if (map == MAP_FAILED)
+		return errno;
+
+	*ring = (struct mroce_ring){
+		.map = map,
+		.map_size = size,
+		.entries = entries,
+		.stride = stride,
+	};
+	return 0;
+}
+
+static void mroce_unmap_ring(struct mroce_ring *ring)
+{
+	if (ring->map)
+		munmap(ring->map, ring->map_size);
+	ring->map = NULL;
+}
+
+static struct ibv_cq *mroce_create_cq(struct ibv_context *ibctx, int cqe,
+				      struct ibv_comp_channel *channel,
+				      int comp_vector)
+{
+	struct umroce_create_cq_resp resp = {};
+	struct umroce_create_cq cmd = {};
+	struct mroce_cq *cq;
+	int ret;
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+
+	ret = pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret)
+		goto err_free;
+
+	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->ibv_cq,
+				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (ret)
+		goto err_lock;
+
+	/*
+	 * CQEs have one fixed size (the ABI gives the CQ no stride), so the
+	 * stride is sizeof(struct mroce_cqe) by definition.  A kernel that
+	 * answered with a shorter response left resp zeroed, which the
+	 * check refuses (0 entries).
+	 */
+	ret = mroce_map_ring(ibctx, &cq->ring, "completion queue",
+			     resp.mmap_offset, resp.mmap_size, resp.entries,
+			     sizeof(struct mroce_cqe), sizeof(struct mroce_cqe));
+	if (ret)
+		goto err_destroy;
+
+	return &cq->ibv_cq;
+
+err_destroy:
+	ibv_cmd_destroy_cq(&cq->ibv_cq);
+err_lock:
+	pthread_spin_destroy(&cq->lock);
+err_free:
+	free(cq);
+	errno = ret;
+	return NULL;
+}
+
+static int mroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
+{
+	struct mroce_cq *cq = to_mcq(ibcq);
+	int n;
+
+	pthread_spin_lock(&cq->lock);
+	/* No ring: a failed resize left nothing to poll (see resize_cq). */
+	n = cq->ring.map ? mroce_cq_poll(&cq->ring, ne, wc) : -1;
+	pthread_spin_unlock(&cq->lock);
+
+	return n;
+}
+
+static int mroce_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct mroce_cq *cq = to_mcq(ibcq);
+	struct umroce_resize_cq_resp resp = {};
+	struct umroce_resize_cq cmd = {};
+	struct mroce_ring ring;
+	int ret;
+
+	/*
+	 * The lock is held across the kernel command, not just the remap:
+	 * the kernel copies the entries between the old ring's consumer and
+	 * producer into the new ring, so no poller may advance the old
+	 * consumer meanwhile (it would hand out CQEs the new ring repeats),
+	 * and none may read the old ring once the kernel has switched.
+	 */
+	pthread_spin_lock(&cq->lock);
+
+	ret = ibv_cmd_resize_cq(ibcq, cqe, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto out;
+
+	/*
+	 * The kernel now writes only to the new ring, so the old mapping
+	 * goes whether or not the new one can be made.  If it cannot, the
+	 * CQ is left without a ring and poll_cq fails from then on; there
+	 * is nothing better to fall back to.
+	 */
+	ret = mroce_map_ring(ibcq->context, &ring, "completion queue",
+			     resp.mmap_offset, resp.mmap_size, resp.entries,
+			     sizeof(struct mroce_cqe), sizeof(struct mroce_cqe));
+	mroce_unmap_ring(&cq->ring);
+	if (!ret)
+		cq->ring = ring;
+
+out:
+	pthread_spin_unlock(&cq->lock);
+	return ret;
+}
+
+static int mroce_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct mroce_cq *cq = to_mcq(ibcq);
+	int ret;
+
+	/* Keep the ring if the kernel refused (e.g. a QP still uses it). */
+	ret = ibv_cmd_destroy_cq(ibcq);
+	if (ret)
+		return ret;
+
+	mroce_unmap_ring(&cq->ring);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	return 0;
+}
+
+/*
+ * Map the QP's rings and fix what post_send/post_recv accept.  @cap is what
+ * the kernel granted: ibv_cmd_create_qp() has already copied the core
+ * response (ioctl or write() path alike) over the caller's request.  The
+ * application was promised those numbers, so a ring whose stride or depth
+ * cannot honour them is an ABI error, reported at create time rather than
+ * as mysterious EINVAL/ENOMEM from post calls later.
+ */
+static int mroce_qp_map_rings(struct ibv_context *ibctx, struct mroce_qp *qp,
+			      const struct ibv_qp_init_attr *attr,
+			      const struct mroce_create_qp_resp *resp)
+{
+	struct verbs_context *vctx = verbs_get_ctx(ibctx);
+	const struct ibv_qp_cap *cap = &attr->cap;
+	uint64_t sgl, min_stride;
+	int ret;
+
+	/*
+	 * Inline is enforced against the driver's max_inline (what the ring
+	 * format holds); the core cap.max_inline_data is what the
+	 * application was told and must not exceed it.
+	 */
+	if (cap->max_inline_data > resp->max_inline ||
+	    resp->sq_entries < cap->max_send_wr) {
+		verbs_err(vctx,
+			  "mroce: kernel granted max_inline_data %u and max_send_wr %u but its send ring holds %u inline bytes and %u entries\n",
+			  cap->max_inline_data, cap->max_send_wr,
+			  resp->max_inline, resp->sq_entries);
+		return EPROTO;
+	}
+	sgl = (uint64_t)cap->max_send_sge * sizeof(struct mroce_sge);
+	min_stride = sizeof(struct mroce_send_wqe) +
+		     (sgl > resp->max_inline ? sgl : resp->max_inline);
+	ret = mroce_map_ring(ibctx, &qp->sq.ring, "send queue",
+			     resp->sq_mmap_offset, resp->sq_mmap_size,
+			     resp->sq_entries, resp->sq_stride, min_stride);
+	if (ret)
+		return ret;
+
+	qp->sq_limits = (struct mroce_sq_limits){
+		.qp_type = attr->qp_type,
+		.max_sge = cap->max_send_sge,
+		.max_inline = resp->max_inline,
+	};
+
+	/* Offset 0 means no receive ring: the QP receives from an SRQ. */
+	if (!resp->rq_mmap_offset) {
+		if (!attr->srq && cap->max_recv_wr) {
+			verbs_err(vctx,
+				  "mroce: kernel granted max_recv_wr %u but no receive ring\n",
+				  cap->max_recv_wr);
+			return EPROTO;
+		}
+		return 0;
+	}
+
+	if (resp->rq_entries < cap->max_recv_wr) {
+		verbs_err(vctx,
+			  "mroce: kernel granted max_recv_wr %u but its receive ring holds %u entries\n",
+			  cap->max_recv_wr, resp->rq_entries);
+		return EPROTO;
+	}
+	min_stride = sizeof(struct mroce_recv_wqe) +
+		     (uint64_t)cap->max_recv_sge * sizeof(struct mroce_sge);
+	ret = mroce_map_ring(ibctx, &qp->rq.ring, "receive queue",
+			     resp->rq_mmap_offset, resp->rq_mmap_size,
+			     resp->rq_entries, resp->rq_stride, min_stride);
+	if (ret)
+		return ret;
+
+	qp->rq_max_sge = cap->max_recv_sge;
+	return 0;
+}
+
+static struct ibv_qp *mroce_create_qp(struct ibv_pd *pd,
+				      struct ibv_qp_init_attr *attr)
+{
+	struct umroce_create_qp_resp resp = {};
+	struct umroce_create_qp cmd = {};
+	struct mroce_qp *qp;
+	int ret;
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+
+	ret = pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret)
+		goto err_free;
+	ret = pthread_spin_init(&qp->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret)
+		goto err_sq_lock;
+
+	/* On success attr->cap holds what the kernel granted. */
+	ret = ibv_cmd_create_qp(pd, &qp->ibv_qp, attr, &cmd.ibv_cmd,
+				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_rq_lock;
+
+	ret = mroce_qp_map_rings(pd->context, qp, attr, &resp.drv_payload);
+	if (ret)
+		goto err_destroy;
+
+	return &qp->ibv_qp;
+
+err_destroy:
+	mroce_unmap_ring(&qp->rq.ring);
+	mroce_unmap_ring(&qp->sq.ring);
+	ibv_cmd_destroy_qp(&qp->ibv_qp);
+err_rq_lock:
+	pthread_spin_destroy(&qp->rq.lock);
+err_sq_lock:
+	pthread_spin_destroy(&qp->sq.lock);
+err_free:
+	free(qp);
+	errno = ret;
+	return NULL;
+}
+
+static int mroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+			  int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct ibv_query_qp cmd = {};
+
+	return ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+				sizeof(cmd));
+}
+
+static int mroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+			   int attr_mask)
+{
+	struct ibv_modify_qp cmd = {};
+
+	/*
+	 * Nothing to do on this side for any transition: the provider keeps
+	 * no copy of the ring indices (it reads them from the ring header
+	 * each time), so whatever the kernel does to them on RESET or ERROR
+	 * is seen by the next post.
+	 */
+	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+static int mroce_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct mroce_qp *qp = to_mqp(ibqp);
+	int ret;
+
+	ret = ibv_cmd_destroy_qp(ibqp);
+	if (ret)
+		return ret;
+
+	mroce_unmap_ring(&qp->rq.ring);
+	mroce_unmap_ring(&qp->sq.ring);
+	pthread_spin_destroy(&qp->rq.lock);
+	pthread_spin_destroy(&qp->sq.lock);
+	free(qp);
+	return 0;
+}
+
+/*
+ * The doorbell is the kernel's POST_SEND command with no work requests.
+ * ibv_cmd_post_send() builds exactly that from an empty list: it counts
+ * zero WRs and SGEs, sends only the fixed command (qp_handle, wr_count 0,
+ * sge_count 0, wqe_size = sizeof(struct ib_uverbs_send_wr), which the
+ * kernel requires as a minimum even with no WRs) and goes through
+ * libibverbs' usual write()/ioctl() selection, so no hand-built
+ * write() on cmd_fd is needed.  The kernel's uverbs layer then calls the
+ * driver's post_send with a NULL list.
+ */
+static int mroce_ring_doorbell(struct mroce_qp *qp)
+{
+	struct ibv_send_wr *bad_wr;
+
+	return ibv_cmd_post_send(&qp->ibv_qp, NULL, &bad_wr);
+}
+
+static int mroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			   struct ibv_send_wr **bad_wr)
+{
+	struct mroce_qp *qp = to_mqp(ibqp);
+	uint32_t nposted;
+	int ret, db;
+
+	pthread_spin_lock(&qp->sq.lock);
+	ret = mroce_sq_post(&qp->sq.ring, &qp->sq_limits, wr, bad_wr,
+			    &nposted);
+	pthread_spin_unlock(&qp->sq.lock);
+
+	/*
+	 * Outside the lock: the doorbell check only needs to follow this
+	 * thread's own producer store, and a poster racing with us checks
+	 * after its own store, so no wake-up is lost and the lock is not
+	 * held across a system call.
+	 */
+	if (!nposted || !mroce_sq_needs_doorbell(&qp->sq.ring))
+		return ret;
+
+	db = mroce_ring_doorbell(qp);
+	if (db && !ret) {
+		/*
+		 * Every WR is in the ring but the kernel may not have been
+		 * woken, so the caller must hear of it.  *bad_wr = NULL says
+		 * "none was refused" (as the rxe provider does when its
+		 * doorbell fails); the WRs still complete or get flushed.
+		 */
+		*bad_wr = NULL;
+		ret = db;
+	}
+	return ret;
+}
+
+static int mroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+			   struct ibv_recv_wr **bad_wr)
+{
+	struct mroce_qp *qp = to_mqp(ibqp);
+	int ret;
+
+	/* A QP on an SRQ has no receive queue of its own. */
+	if (!qp->rq.ring.map) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
+	pthread_spin_lock(&qp->rq.lock);
+	ret = mroce_rq_post(&qp->rq.ring, qp->rq_max_sge, wr, bad_wr);
+	pthread_spin_unlock(&qp->rq.lock);
+
+	return ret;
+}
+
 static void mroce_free_context(struct ibv_context *ibctx)
 {
 	struct mroce_context *ctx = to_mctx(ibctx);
@@ -143,6 +612,25 @@ static const struct verbs_context_ops mroce_ctx_ops = {
 	.query_port = mroce_query_port,
 	.alloc_pd = mroce_alloc_pd,
 	.dealloc_pd = mroce_dealloc_pd,
+	.reg_mr = mroce_reg_mr,
+	.dereg_mr = mroce_dereg_mr,
+	.create_ah = mroce_create_ah,
+	.destroy_ah = mroce_destroy_ah,
+	.create_cq = mroce_create_cq,
+	.poll_cq = mroce_poll_cq,
+	/*
+	 * Arming is kernel state (the next CQE raises the event), so the
+	 * generic command is the whole implementation.
+	 */
+	.req_notify_cq = ibv_cmd_req_notify_cq,
+	.resize_cq = mroce_resize_cq,
+	.destroy_cq = mroce_destroy_cq,
+	.create_qp = mroce_create_qp,
+	.query_qp = mroce_query_qp,
+	.modify_qp = mroce_modify_qp,
+	.destroy_qp = mroce_destroy_qp,
+	.post_send = mroce_post_send,
+	.post_recv = mroce_post_recv,
 	.free_context = mroce_free_context,
 };
 

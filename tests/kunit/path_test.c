@@ -71,7 +71,7 @@ static void rx_window_edge_test(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 5000 + 256), MROCE_RX_NEW);
 	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 5000 + 257), MROCE_RX_OUTSIDE);
-	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 5000 + 0x7fffffff), MROCE_RX_OUTSIDE);
+	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 5000U + 0x7fffffffU), MROCE_RX_OUTSIDE);
 	KUNIT_EXPECT_EQ(test, mroce_rxwin_check(w, 4999), MROCE_RX_DUP);
 	KUNIT_EXPECT_FALSE(test, mroce_rxwin_record(w, 5000 + 257));
 	KUNIT_EXPECT_TRUE(test, bitmap_empty(w->map, MROCE_SACK_BITS));

@@ -190,10 +190,13 @@ static void control_round_trip_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.paths, 8);
 
 	fill_common(&in, MROCE_PKT_PROBE);
+	in.probe_qpn = 0x00abcdef;
 	len = mroce_wire_build(buf, &in);
 	KUNIT_EXPECT_EQ(test, len, MROCE_PROBE_LEN);
 	KUNIT_ASSERT_EQ(test, mroce_wire_parse(buf, len, len, &out), 0);
 	expect_common(test, &in, &out);
+	KUNIT_EXPECT_EQ(test, out.probe_qpn, 0x00abcdef);
+	KUNIT_EXPECT_EQ(test, mroce_wire_parse(buf, len - 1, len - 1, &out), -EINVAL);
 }
 
 /*

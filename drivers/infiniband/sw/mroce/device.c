@@ -16,11 +16,11 @@
 #include <rdma/mroce-abi.h>
 
 #include "addr.h"
-#include "mroce.h"
+#include "verbs.h"
 
 /* Protects mroce_devs and each device's port state, net and flags. */
 DEFINE_MUTEX(mroce_dev_lock);
-static LIST_HEAD(mroce_devs);
+LIST_HEAD(mroce_devs);
 
 /**
  * mroce_dev_find_by_netdev() - device bound to a netdev
@@ -57,7 +57,7 @@ void mroce_dev_detach(struct mroce_dev *mdev)
 	if (!mdev->net)
 		return;
 	mroce_socket_put(mdev->net);
-	mdev->net = NULL;
+	WRITE_ONCE(mdev->net, NULL);
 	if (mdev->registered)
 		ib_unregister_device_queued(&mdev->ibdev);
 }
@@ -69,16 +69,31 @@ static int mroce_query_device(struct ib_device *ibdev,
 	if (udata->inlen || udata->outlen)
 		return -EINVAL;
 
-	/*
-	 * Advertise only what the device implements: the limits of each
-	 * verbs object appear as the object is implemented.
-	 */
 	memset(attr, 0, sizeof(*attr));
+	attr->fw_ver = MROCE_UVERBS_ABI_VERSION;
 	attr->sys_image_guid = ibdev->node_guid;
 	attr->vendor_id = MROCE_VENDOR_ID;
-	attr->max_pd = MROCE_MAX_PD;
-	attr->max_pkeys = 1;
+	attr->max_mr_size = MROCE_MAX_MR_SIZE;
 	attr->page_size_cap = PAGE_SIZE;
+	attr->max_qp = MROCE_MAX_QP;
+	attr->max_qp_wr = MROCE_MAX_QP_WR;
+	attr->max_send_sge = MROCE_MAX_SGE;
+	attr->max_recv_sge = MROCE_MAX_SGE;
+	attr->max_sge_rd = MROCE_MAX_SGE;
+	attr->max_cq = MROCE_MAX_CQ;
+	attr->max_cqe = MROCE_MAX_CQE;
+	attr->max_mr = MROCE_MAX_MR;
+	attr->max_pd = MROCE_MAX_PD;
+	attr->max_qp_rd_atom = MROCE_MAX_RD_ATOMIC;
+	attr->max_qp_init_rd_atom = MROCE_MAX_RD_ATOMIC;
+	attr->max_res_rd_atom = MROCE_MAX_RD_ATOMIC * MROCE_MAX_QP;
+	attr->atomic_cap = IB_ATOMIC_HCA;
+	attr->max_ah = MROCE_MAX_AH;
+	attr->max_pkeys = 1;
+	attr->local_ca_ack_delay = 15;
+	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
+				 IB_DEVICE_SYS_IMAGE_GUID |
+				 IB_DEVICE_CHANGE_PHY_PORT;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
 }
@@ -165,12 +180,15 @@ static void mroce_dealloc_driver(struct ib_device *ibdev)
 	struct mroce_dev *mdev = to_mdev(ibdev);
 
 	mutex_lock(&mroce_dev_lock);
-	list_del_init(&mdev->list);
+	if (mdev->listed)
+		list_del_rcu(&mdev->list);
+	mdev->listed = false;
 	if (mdev->net) {
 		mroce_socket_put(mdev->net);
-		mdev->net = NULL;
+		WRITE_ONCE(mdev->net, NULL);
 	}
 	mutex_unlock(&mroce_dev_lock);
+	mroce_verbs_cleanup(mdev);
 	WARN_ON(atomic_read(&mdev->pd_count));
 }
 
@@ -212,6 +230,7 @@ static struct mroce_dev *mroce_dev_alloc(struct net_device *ndev)
 	INIT_LIST_HEAD(&mdev->list);
 	mdev->ndev = ndev;
 	atomic_set(&mdev->pd_count, 0);
+	mroce_verbs_init(mdev);
 
 	strscpy(ibdev->node_desc, "mroce", sizeof(ibdev->node_desc));
 	ibdev->node_type = RDMA_NODE_IB_CA;
@@ -221,6 +240,8 @@ static struct mroce_dev *mroce_dev_alloc(struct net_device *ndev)
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, ndev->dev_addr);
 
 	ib_set_device_ops(ibdev, &mroce_dev_ops);
+	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ib_set_device_ops(ibdev, &mroce_verbs_ops);
 	return mdev;
 }
@@ -273,7 +294,8 @@ int mroce_dev_add(const char *name, struct net_device *ndev)
 		goto err_unlock;
 	}
 	mdev->net = dev_net(ndev);
-	list_add_tail(&mdev->list, &mroce_devs);
+	list_add_tail_rcu(&mdev->list, &mroce_devs);
+	mdev->listed = true;
 	mroce_port_update(mdev);
 	mutex_unlock(&mroce_dev_lock);
 
@@ -300,7 +322,7 @@ int mroce_dev_add(const char *name, struct net_device *ndev)
 
 	mutex_lock(&mroce_dev_lock);
 	mdev->registered = true;
-	if (list_empty(&mdev->list))
+	if (!mdev->listed)
 		;	/* already torn down by "rdma link del" */
 	else if (!mdev->net)
 		/* the netdev left while we registered */
@@ -332,7 +354,8 @@ void mroce_dev_remove_all(void)
 	mutex_lock(&mroce_dev_lock);
 	while ((mdev = list_first_entry_or_null(&mroce_devs, struct mroce_dev,
 						list))) {
-		list_del_init(&mdev->list);
+		list_del_rcu(&mdev->list);
+		mdev->listed = false;
 		get_device(&mdev->ibdev.dev);
 		mutex_unlock(&mroce_dev_lock);
 

@@ -12,7 +12,10 @@
 #include <linux/module.h>
 #include <rdma/rdma_netlink.h>
 
-#include "mroce.h"
+#include "transport.h"
+
+/* Send work of every connection, and deferred frees. */
+struct workqueue_struct *mroce_wq;
 
 /*
  * Not RoCEv2's 4791: mroce speaks its own protocol and must coexist with
@@ -41,9 +44,15 @@ static int __init mroce_init(void)
 		return -EINVAL;
 	}
 
+	mroce_wq = alloc_workqueue("mroce", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!mroce_wq)
+		return -ENOMEM;
+	err = mroce_stream_init_cache();
+	if (err)
+		goto err_wq;
 	err = mroce_socket_init();
 	if (err)
-		return err;
+		goto err_cache;
 	err = mroce_netdev_init();
 	if (err)
 		goto err_socket;
@@ -53,6 +62,10 @@ static int __init mroce_init(void)
 
 err_socket:
 	mroce_socket_exit();
+err_cache:
+	mroce_stream_exit_cache();
+err_wq:
+	destroy_workqueue(mroce_wq);
 	return err;
 }
 
@@ -63,6 +76,9 @@ static void __exit mroce_exit(void)
 	mroce_dev_remove_all();
 	mroce_netdev_exit();
 	mroce_socket_exit();
+	destroy_workqueue(mroce_wq);
+	rcu_barrier();	/* kfree_rcu() of regions and connections */
+	mroce_stream_exit_cache();
 }
 
 /* After ib_core and the UDP tunnel code when all are built in. */

@@ -11,9 +11,11 @@
 #ifndef MROCE_H
 #define MROCE_H
 
+#include <linux/hashtable.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #define MROCE_PORT		1
@@ -22,6 +24,7 @@
 #define MROCE_VENDOR_ID		0xffffff	/* no IEEE OUI: software device */
 
 extern unsigned short mroce_udp_port;
+extern struct workqueue_struct *mroce_wq;
 
 /**
  * struct mroce_dev - one mroce RDMA device bound to one netdev
@@ -30,12 +33,26 @@ extern unsigned short mroce_udp_port;
  *	ib_device_set_netdev() until the device is unregistered.
  * @net: namespace whose UDP socket the device uses; NULL once the netdev
  *	is unregistered (the device is then being torn down).
- * @list: entry in the driver's device list, protected by mroce_dev_lock
+ * @list: entry in the driver's device list; writers hold mroce_dev_lock,
+ *	the receive path reads it under RCU
  * @registered: ib_register_device() succeeded; mroce_dev_lock
+ * @listed: on the device list; mroce_dev_lock
  * @port_state: IB_PORT_ACTIVE or IB_PORT_DOWN, following the netdev's
  *	operational state; protected by mroce_dev_lock
  * @active_mtu: path MTU derived from the netdev MTU; mroce_dev_lock
  * @pd_count: protection domains in use, bounded by MROCE_MAX_PD
+ * @cq_count: completion queues in use
+ * @qp_count: queue pairs in use
+ * @mr_count: memory regions in use
+ * @ah_count: address handles in use
+ * @mrs: memory regions by key index
+ * @mr_next: next key index to try
+ * @qps: queue pairs by number
+ * @qp_next: next queue pair number to try
+ * @atomic_lock: makes remote atomics atomic against each other
+ * @conns: connections by addresses, RCU for readers
+ * @conn_lock: protects @conns and @nconns for writers
+ * @nconns: connections in @conns
  */
 struct mroce_dev {
 	struct ib_device ibdev;
@@ -43,9 +60,22 @@ struct mroce_dev {
 	struct net *net;
 	struct list_head list;
 	bool registered;
+	bool listed;
 	enum ib_port_state port_state;
 	enum ib_mtu active_mtu;
 	atomic_t pd_count;
+	atomic_t cq_count;
+	atomic_t qp_count;
+	atomic_t mr_count;
+	atomic_t ah_count;
+	struct xarray mrs;
+	u32 mr_next;
+	struct xarray qps;
+	u32 qp_next;
+	spinlock_t atomic_lock;	/* remote atomics of the device */
+	DECLARE_HASHTABLE(conns, 8);
+	spinlock_t conn_lock;	/* writers of conns */
+	unsigned int nconns;
 };
 
 static inline struct mroce_dev *to_mdev(struct ib_device *ibdev)
@@ -55,6 +85,7 @@ static inline struct mroce_dev *to_mdev(struct ib_device *ibdev)
 
 /* device.c */
 extern struct mutex mroce_dev_lock;
+extern struct list_head mroce_devs;
 int mroce_dev_add(const char *name, struct net_device *ndev);
 void mroce_dev_remove_all(void);
 struct mroce_dev *mroce_dev_find_by_netdev(const struct net_device *ndev);
@@ -66,6 +97,7 @@ int mroce_netdev_init(void);
 void mroce_netdev_exit(void);
 
 /* socket.c */
+struct sock *mroce_socket_sk(struct mroce_dev *mdev, bool ipv6);
 int mroce_socket_get(struct net *net);
 void mroce_socket_put(struct net *net);
 int mroce_socket_init(void);
@@ -73,5 +105,7 @@ void mroce_socket_exit(void);
 
 /* verbs.c */
 extern const struct ib_device_ops mroce_verbs_ops;
+void mroce_verbs_init(struct mroce_dev *mdev);
+void mroce_verbs_cleanup(struct mroce_dev *mdev);
 
 #endif /* MROCE_H */

@@ -14,7 +14,7 @@
 #include <net/netns/generic.h>
 #include <net/udp_tunnel.h>
 
-#include "mroce.h"
+#include "transport.h"
 
 /**
  * struct mroce_net - mroce's per-namespace state
@@ -26,27 +26,17 @@
 struct mroce_net {
 	struct mutex lock;	/* users and the sockets */
 	unsigned int users;
-	struct socket *sock4;
-	struct socket *sock6;
+	struct socket __rcu *sock4;
+	struct socket __rcu *sock6;
 };
 
 static unsigned int mroce_net_id __read_mostly;
-
-/*
- * The receive path arrives with the transport; until then a datagram to
- * mroce's port has no queue pair to reach and is consumed here.
- */
-static int mroce_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
-{
-	kfree_skb(skb);
-	return 0;
-}
 
 static struct socket *mroce_udp_open(struct net *net, bool ipv6)
 {
 	struct udp_tunnel_sock_cfg tunnel_cfg = {
 		.encap_type = 1,
-		.encap_rcv = mroce_udp_encap_recv,
+		.encap_rcv = mroce_udp_recv,
 	};
 	struct udp_port_cfg port_cfg = {
 		.local_udp_port = htons(mroce_udp_port),
@@ -74,12 +64,37 @@ static struct socket *mroce_udp_open(struct net *net, bool ipv6)
 
 static void mroce_net_close(struct mroce_net *mn)
 {
-	if (mn->sock6)
-		udp_tunnel_sock_release(mn->sock6);
-	if (mn->sock4)
-		udp_tunnel_sock_release(mn->sock4);
-	mn->sock6 = NULL;
-	mn->sock4 = NULL;
+	struct socket *sock4 = rcu_dereference_protected(mn->sock4, true);
+	struct socket *sock6 = rcu_dereference_protected(mn->sock6, true);
+
+	RCU_INIT_POINTER(mn->sock4, NULL);
+	RCU_INIT_POINTER(mn->sock6, NULL);
+	/* Senders look the sockets up under RCU. */
+	synchronize_net();
+	if (sock6)
+		udp_tunnel_sock_release(sock6);
+	if (sock4)
+		udp_tunnel_sock_release(sock4);
+}
+
+/**
+ * mroce_socket_sk() - the socket a device sends with; caller holds RCU
+ * @mdev: the device
+ * @ipv6: the IPv6 socket (else IPv4)
+ *
+ * Return: the socket's sock, or NULL once the device left its namespace.
+ */
+struct sock *mroce_socket_sk(struct mroce_dev *mdev, bool ipv6)
+{
+	struct net *net = READ_ONCE(mdev->net);
+	struct mroce_net *mn;
+	struct socket *sock;
+
+	if (!net)
+		return NULL;
+	mn = net_generic(net, mroce_net_id);
+	sock = ipv6 ? rcu_dereference(mn->sock6) : rcu_dereference(mn->sock4);
+	return sock ? sock->sk : NULL;
 }
 
 /**
@@ -104,7 +119,7 @@ int mroce_socket_get(struct net *net)
 		err = PTR_ERR(sock);
 		goto err;
 	}
-	mn->sock4 = sock;
+	rcu_assign_pointer(mn->sock4, sock);
 
 	if (IS_ENABLED(CONFIG_IPV6) && ipv6_mod_enabled()) {
 		sock = mroce_udp_open(net, true);
@@ -112,7 +127,7 @@ int mroce_socket_get(struct net *net)
 			err = PTR_ERR(sock);
 			goto err;
 		}
-		mn->sock6 = sock;
+		rcu_assign_pointer(mn->sock6, sock);
 	}
 	goto out;
 

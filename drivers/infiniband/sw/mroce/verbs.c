@@ -1,33 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Verbs objects: user contexts and protection domains.
- *
- * Queue pairs, completion queues and memory regions belong to the data
- * path and are not implemented yet.  The RDMA core requires their entry
- * points, so they exist and refuse with -EOPNOTSUPP; query_device
- * advertises zero of each, which tells well-behaved consumers before they
- * ask.
+ * Verbs entry points: user contexts, protection domains, address handles,
+ * and the table that wires every verb to its implementation (CQs in cq.c,
+ * MRs in mr.c, QPs in qp.c, rings in ring.c).
  */
 #include <rdma/mroce-abi.h>
 #include <rdma/uverbs_ioctl.h>
 
-#include "mroce.h"
+#include "transport.h"
 
-struct mroce_ucontext {
-	struct ib_ucontext ibuc;
-};
+void mroce_verbs_init(struct mroce_dev *mdev)
+{
+	atomic_set(&mdev->cq_count, 0);
+	atomic_set(&mdev->qp_count, 0);
+	atomic_set(&mdev->mr_count, 0);
+	atomic_set(&mdev->ah_count, 0);
+	xa_init_flags(&mdev->qps, XA_FLAGS_ALLOC);
+	spin_lock_init(&mdev->atomic_lock);
+	mroce_mr_init(mdev);
+	mroce_conn_init(mdev);
+}
 
-struct mroce_pd {
-	struct ib_pd ibpd;
-};
-
-struct mroce_cq {
-	struct ib_cq ibcq;
-};
-
-struct mroce_qp {
-	struct ib_qp ibqp;
-};
+void mroce_verbs_cleanup(struct mroce_dev *mdev)
+{
+	mroce_conn_cleanup(mdev);
+	mroce_mr_cleanup(mdev);
+	WARN_ON(!xa_empty(&mdev->qps));
+	xa_destroy(&mdev->qps);
+}
 
 static int mroce_alloc_ucontext(struct ib_ucontext *ibuc,
 				struct ib_udata *udata)
@@ -35,7 +35,7 @@ static int mroce_alloc_ucontext(struct ib_ucontext *ibuc,
 	struct mroce_alloc_ucontext_resp resp = {
 		.abi_version = MROCE_UVERBS_ABI_VERSION,
 		.udp_port = mroce_udp_port,
-		.max_inline = 0,
+		.max_inline = MROCE_MAX_INLINE,
 	};
 
 	if (!ib_is_udata_cleared(udata, 0, udata->inlen))
@@ -64,95 +64,66 @@ static int mroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-static int mroce_create_cq(struct ib_cq *ibcq,
-			   const struct ib_cq_init_attr *attr,
+static int mroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 			   struct ib_udata *udata)
 {
-	return -EOPNOTSUPP;
-}
+	struct mroce_dev *mdev = to_mdev(ibah->device);
+	struct mroce_ah *ah = container_of(ibah, struct mroce_ah, ibah);
 
-static int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
-{
+	if (!(rdma_ah_get_ah_flags(init->ah_attr) & IB_AH_GRH))
+		return -EINVAL;
+	if (atomic_inc_return(&mdev->ah_count) > MROCE_MAX_AH) {
+		atomic_dec(&mdev->ah_count);
+		return -ENOMEM;
+	}
+	rdma_copy_ah_attr(&ah->attr, init->ah_attr);
 	return 0;
 }
 
-static int mroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+static int mroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 {
+	struct mroce_ah *ah = container_of(ibah, struct mroce_ah, ibah);
+
+	rdma_copy_ah_attr(attr, &ah->attr);
 	return 0;
 }
 
-static int mroce_req_notify_cq(struct ib_cq *ibcq,
-			       enum ib_cq_notify_flags flags)
+static int mroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 {
-	return -EOPNOTSUPP;
-}
+	struct mroce_ah *ah = container_of(ibah, struct mroce_ah, ibah);
 
-static int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
-			   struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr,
-			   int attr_mask, struct ib_udata *udata)
-{
-	return -EOPNOTSUPP;
-}
-
-static int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
-{
-	return 0;
-}
-
-static int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
-			   const struct ib_send_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-			   const struct ib_recv_wr **bad_wr)
-{
-	*bad_wr = wr;
-	return -EOPNOTSUPP;
-}
-
-static struct ib_mr *mroce_get_dma_mr(struct ib_pd *ibpd, int access)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start,
-				       u64 length, u64 iova, int access,
-				       struct ib_udata *udata)
-{
-	return ERR_PTR(-EOPNOTSUPP);
-}
-
-static int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
-{
+	rdma_destroy_ah_attr(&ah->attr);
+	atomic_dec(&to_mdev(ibah->device)->ah_count);
 	return 0;
 }
 
 const struct ib_device_ops mroce_verbs_ops = {
 	.alloc_pd = mroce_alloc_pd,
 	.alloc_ucontext = mroce_alloc_ucontext,
+	.create_ah = mroce_create_ah,
 	.create_cq = mroce_create_cq,
 	.create_qp = mroce_create_qp,
+	.create_user_ah = mroce_create_ah,
 	.dealloc_pd = mroce_dealloc_pd,
 	.dealloc_ucontext = mroce_dealloc_ucontext,
 	.dereg_mr = mroce_dereg_mr,
+	.destroy_ah = mroce_destroy_ah,
 	.destroy_cq = mroce_destroy_cq,
 	.destroy_qp = mroce_destroy_qp,
 	.get_dma_mr = mroce_get_dma_mr,
+	.mmap = mroce_mmap,
+	.mmap_free = mroce_mmap_free,
 	.modify_qp = mroce_modify_qp,
 	.poll_cq = mroce_poll_cq,
 	.post_recv = mroce_post_recv,
 	.post_send = mroce_post_send,
+	.query_ah = mroce_query_ah,
+	.query_qp = mroce_query_qp,
 	.reg_user_mr = mroce_reg_user_mr,
 	.req_notify_cq = mroce_req_notify_cq,
+	.resize_cq = mroce_resize_cq,
 
+	INIT_RDMA_OBJ_SIZE(ib_ah, mroce_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, mroce_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_pd, mroce_pd, ibpd),
 	INIT_RDMA_OBJ_SIZE(ib_qp, mroce_qp, ibqp),

@@ -210,8 +210,12 @@ int mroce_wire_parse(const void *buf, size_t hdr_avail, size_t pkt_len,
 			return -EINVAL;
 		return 0;
 	}
-	default:
+	default: {
+		const struct mroce_probe_hdr *pr = (const void *)(p + MROCE_HDR_LEN);
+
+		pkt->probe_qpn = get_unaligned_be32(&pr->qpn);
 		return 0;
+	}
 	}
 }
 
@@ -327,8 +331,13 @@ size_t mroce_wire_build(void *buf, const struct mroce_pkt *pkt)
 		h->reserved2 = 0;
 		return MROCE_HELLO_LEN;
 	}
-	default:
-		return MROCE_HDR_LEN;
+	default: {
+		struct mroce_probe_hdr *pr = (void *)(p + MROCE_HDR_LEN);
+
+		put_unaligned_be32(pkt->probe_qpn, &pr->qpn);
+		pr->reserved = 0;
+		return MROCE_PROBE_LEN;
+	}
 	}
 }
 

@@ -18,6 +18,7 @@
 #define MROCE_SACK_BITS		256
 #define MROCE_ACK_MAX_STREAMS	64
 #define MROCE_QPN_MASK		0x00ffffff
+#define MROCE_PROBE_NO_QPN	0xffffffff
 
 enum mroce_pkt_type {
 	MROCE_PKT_DATA = 1,
@@ -28,6 +29,7 @@ enum mroce_pkt_type {
 
 /* Common header flags. */
 #define MROCE_F_ACK_REQ		BIT(0)
+#define MROCE_F_SOLICITED	BIT(1)	/* DATA: last packet asks for an event */
 
 enum mroce_opcode {
 	MROCE_OP_SEND = 1,
@@ -97,11 +99,16 @@ struct mroce_hello_hdr {
 	__be32 reserved2;
 };
 
+struct mroce_probe_hdr {
+	__be32 qpn;
+	__be32 reserved;
+};
+
 #define MROCE_HDR_LEN		sizeof(struct mroce_hdr)
 #define MROCE_DATA_HDR_LEN	(MROCE_HDR_LEN + sizeof(struct mroce_data_hdr))
 #define MROCE_ACK_HDR_LEN	(MROCE_HDR_LEN + sizeof(struct mroce_ack_hdr))
 #define MROCE_HELLO_LEN		(MROCE_HDR_LEN + sizeof(struct mroce_hello_hdr))
-#define MROCE_PROBE_LEN		MROCE_HDR_LEN
+#define MROCE_PROBE_LEN		(MROCE_HDR_LEN + sizeof(struct mroce_probe_hdr))
 /* Largest header of a packet that carries payload (WRITE_IMM). */
 #define MROCE_DATA_HDR_MAX	(MROCE_DATA_HDR_LEN + 24)
 
@@ -110,6 +117,7 @@ static_assert(sizeof(struct mroce_data_hdr) == 24);
 static_assert(sizeof(struct mroce_ack_hdr) == 40);
 static_assert(sizeof(struct mroce_stream_rec) == 16);
 static_assert(sizeof(struct mroce_hello_hdr) == 8);
+static_assert(sizeof(struct mroce_probe_hdr) == 8);
 
 /**
  * struct mroce_ack_stream - one stream record of an ACK, host order
@@ -170,6 +178,9 @@ struct mroce_pkt {
 
 	/* HELLO */
 	u16 paths;
+
+	/* PROBE: the receiver's queue pair whose progress is asked for */
+	u32 probe_qpn;
 };
 
 int mroce_wire_ext_len(u8 opcode);

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Connections: one per (local address, peer address) of a device, shared
+ * by every queue pair between the two, created when the first of them
+ * reaches RTR or when the peer says HELLO.  A connection owns the paths,
+ * one hrtimer for all their deadlines, and the send work.
+ */
+#include <linux/jhash.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include "transport.h"
+
+static unsigned int mroce_paths = 8;
+module_param_named(paths, mroce_paths, uint, 0644);
+MODULE_PARM_DESC(paths, "Paths per new connection, 1-64 (default 8)");
+
+static unsigned int mroce_min_rto_us = 2000;
+module_param_named(min_rto_us, mroce_min_rto_us, uint, 0644);
+MODULE_PARM_DESC(min_rto_us, "Minimum retransmission timeout, microseconds (default 2000)");
+
+u64 mroce_now_us(void)
+{
+	return div_u64(ktime_get_ns(), NSEC_PER_USEC);
+}
+
+static u32 mroce_conn_hash(const struct in6_addr *laddr,
+			   const struct in6_addr *raddr)
+{
+	return jhash2((const u32 *)raddr, 4, jhash2((const u32 *)laddr, 4, 0));
+}
+
+/**
+ * mroce_conn_lookup_rcu() - find a connection; caller holds rcu_read_lock()
+ * @mdev: the device
+ * @laddr: local address
+ * @raddr: peer address
+ *
+ * Return: the connection (not referenced), or NULL.
+ */
+struct mroce_conn *mroce_conn_lookup_rcu(struct mroce_dev *mdev,
+					 const struct in6_addr *laddr,
+					 const struct in6_addr *raddr)
+{
+	struct mroce_conn *conn;
+
+	hash_for_each_possible_rcu(mdev->conns, conn, node,
+				   mroce_conn_hash(laddr, raddr))
+		if (ipv6_addr_equal(&conn->raddr, raddr) &&
+		    ipv6_addr_equal(&conn->laddr, laddr))
+			return conn;
+	return NULL;
+}
+
+static u16 mroce_random_sport(void)
+{
+	/* The dynamic port range, RFC 6335. */
+	return 49152 + get_random_u32_below(16384);
+}
+
+/**
+ * mroce_path_reroll() - give a path a new UDP source port
+ * @conn: the connection, locked
+ * @path: the path
+ *
+ * The new port is a new ECMP hash, so with luck a different route.
+ */
+void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path)
+{
+	u16 old = path->sport;
+
+	do {
+		path->sport = mroce_random_sport();
+	} while (path->sport == old);
+	dst_cache_reset(&path->dst);
+	path->rerolls++;
+	conn->stats.rerolls++;
+}
+
+static enum hrtimer_restart mroce_conn_timer(struct hrtimer *timer)
+{
+	struct mroce_conn *conn = container_of(timer, struct mroce_conn, timer);
+
+	queue_work(mroce_wq, &conn->tx_work);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * mroce_conn_kick() - run the send work soon
+ * @conn: the connection
+ */
+void mroce_conn_kick(struct mroce_conn *conn)
+{
+	queue_work(mroce_wq, &conn->tx_work);
+}
+
+static void mroce_conn_free(struct mroce_conn *conn);
+
+static void mroce_conn_free_work(struct work_struct *work)
+{
+	mroce_conn_free(container_of(to_rcu_work(work), struct mroce_conn,
+				     free_work));
+}
+
+static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
+					   const struct in6_addr *laddr,
+					   const struct in6_addr *raddr)
+{
+	unsigned int i, n = clamp(mroce_paths, 1U, (unsigned int)MROCE_MAX_PATHS);
+	struct mroce_conn *conn;
+
+	conn = kvzalloc(struct_size(conn, path, n), GFP_KERNEL);
+	if (!conn)
+		return NULL;
+	conn->npaths = n;
+	for (i = 0; i < n; i++) {
+		struct mroce_path *path = &conn->path[i];
+
+		if (dst_cache_init(&path->dst, GFP_KERNEL))
+			goto err;
+		mroce_txpath_init(&path->tx, mroce_min_rto_us);
+		path->sport = mroce_random_sport();
+	}
+	conn->mdev = mdev;
+	kref_init(&conn->ref);
+	spin_lock_init(&conn->lock);
+	conn->laddr = *laddr;
+	conn->raddr = *raddr;
+	conn->ipv4 = ipv6_addr_v4mapped(raddr);
+	do {
+		conn->epoch = get_random_u32();
+	} while (!conn->epoch);
+	INIT_LIST_HEAD(&conn->streams);
+	INIT_LIST_HEAD(&conn->tx_streams);
+	INIT_LIST_HEAD(&conn->ack_streams);
+	hrtimer_init(&conn->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	conn->timer.function = mroce_conn_timer;
+	INIT_WORK(&conn->tx_work, mroce_tx_work);
+	INIT_RCU_WORK(&conn->free_work, mroce_conn_free_work);
+	return conn;
+
+err:
+	while (i--)
+		dst_cache_destroy(&conn->path[i].dst);
+	kvfree(conn);
+	return NULL;
+}
+
+static void mroce_conn_free(struct mroce_conn *conn)
+{
+	unsigned int i;
+
+	hrtimer_cancel(&conn->timer);
+	cancel_work_sync(&conn->tx_work);
+	for (i = 0; i < conn->npaths; i++)
+		dst_cache_destroy(&conn->path[i].dst);
+	kvfree(conn);
+}
+
+static void mroce_conn_release(struct kref *ref)
+{
+	struct mroce_conn *conn = container_of(ref, struct mroce_conn, ref);
+
+	WARN_ON(!list_empty(&conn->streams));
+	/* May be the last put of a stream from softirq: free from a work. */
+	queue_rcu_work(mroce_wq, &conn->free_work);
+}
+
+void mroce_conn_put(struct mroce_conn *conn)
+{
+	kref_put(&conn->ref, mroce_conn_release);
+}
+
+/**
+ * mroce_conn_get() - find or create the connection to a peer
+ * @mdev: the device
+ * @laddr: local address
+ * @raddr: peer address
+ * @create: create it when missing
+ *
+ * Return: the connection, referenced; NULL when missing and not created;
+ * or an ERR_PTR.
+ */
+struct mroce_conn *mroce_conn_get(struct mroce_dev *mdev,
+				  const struct in6_addr *laddr,
+				  const struct in6_addr *raddr, bool create)
+{
+	struct mroce_conn *conn, *fresh = NULL;
+
+	for (;;) {
+		spin_lock_bh(&mdev->conn_lock);
+		rcu_read_lock();
+		conn = mroce_conn_lookup_rcu(mdev, laddr, raddr);
+		rcu_read_unlock();
+		if (conn) {
+			kref_get(&conn->ref);
+		} else if (fresh) {
+			conn = fresh;
+			fresh = NULL;
+			kref_get(&conn->ref);	/* the table's */
+			hash_add_rcu(mdev->conns, &conn->node,
+				     mroce_conn_hash(laddr, raddr));
+			mdev->nconns++;
+		}
+		spin_unlock_bh(&mdev->conn_lock);
+		if (fresh)
+			mroce_conn_free(fresh);
+		if (conn || !create)
+			return conn;
+		if (READ_ONCE(mdev->nconns) >= MROCE_MAX_CONNS)
+			return ERR_PTR(-ENOSPC);
+		fresh = mroce_conn_alloc(mdev, laddr, raddr);
+		if (!fresh)
+			return ERR_PTR(-ENOMEM);
+	}
+}
+
+void mroce_conn_init(struct mroce_dev *mdev)
+{
+	hash_init(mdev->conns);
+	spin_lock_init(&mdev->conn_lock);
+}
+
+/* Device teardown: every QP is gone, so no stream holds a connection. */
+void mroce_conn_cleanup(struct mroce_dev *mdev)
+{
+	struct hlist_node *tmp;
+	struct mroce_conn *conn;
+	unsigned int bkt;
+
+	spin_lock_bh(&mdev->conn_lock);
+	hash_for_each_safe(mdev->conns, bkt, tmp, conn, node) {
+		hash_del_rcu(&conn->node);
+		mroce_conn_put(conn);
+	}
+	mdev->nconns = 0;
+	spin_unlock_bh(&mdev->conn_lock);
+	flush_workqueue(mroce_wq);
+}

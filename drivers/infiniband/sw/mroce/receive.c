@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Receiving: every datagram to mroce's UDP port lands here in softirq
+ * context.  It is parsed, matched to its connection by address and epoch,
+ * recorded in its path's window (so it is processed at most once), handed
+ * to its stream for placement, and acknowledged.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <net/inet_ecn.h>
+#include <net/ipv6.h>
+#include <net/udp.h>
+#include <rdma/ib_cache.h>
+
+#include "transport.h"
+
+/* The mroce device that owns local address @laddr in @net, under RCU. */
+static struct mroce_dev *mroce_dev_by_addr(struct net *net,
+					   const struct in6_addr *laddr)
+{
+	const struct ib_gid_attr *attr;
+	struct mroce_dev *mdev;
+	union ib_gid gid;
+
+	memcpy(gid.raw, laddr, sizeof(gid.raw));
+	list_for_each_entry_rcu(mdev, &mroce_devs, list) {
+		if (READ_ONCE(mdev->net) != net)
+			continue;
+		attr = rdma_find_gid_by_port(&mdev->ibdev, &gid,
+					     IB_GID_TYPE_ROCE_UDP_ENCAP, MROCE_PORT,
+					     NULL);
+		if (!IS_ERR(attr)) {
+			rdma_put_gid_attr(attr);
+			return mdev;
+		}
+	}
+	return NULL;
+}
+
+/* A HELLO: learn the peer's epoch, notice its restart, answer it. */
+static struct sk_buff *rx_hello(struct mroce_conn *conn,
+				const struct mroce_pkt *pkt)
+{
+	if (conn->peer_epoch && conn->peer_epoch != pkt->src_epoch) {
+		struct mroce_stream *s;
+		unsigned int i;
+
+		/*
+		 * The peer restarted: nothing of the old exchange is valid.
+		 * Its queue pairs are gone, so ours towards it fail.
+		 */
+		list_for_each_entry(s, &conn->streams, conn_node)
+			mroce_stream_fail(s, IB_WC_WR_FLUSH_ERR);
+		memset(conn->rx, 0, sizeof(conn->rx));
+		for (i = 0; i < conn->npaths; i++)
+			conn->path[i].nresend = 0;
+	}
+	if (conn->peer_epoch != pkt->src_epoch) {
+		conn->peer_epoch = pkt->src_epoch;
+		mroce_conn_kick(conn);
+	}
+	if (pkt->dst_epoch != conn->epoch)
+		return mroce_build_hello(conn);
+	return NULL;
+}
+
+static struct sk_buff *rx_data(struct mroce_conn *conn,
+			       const struct mroce_pkt *pkt,
+			       const u8 *payload, bool ce)
+{
+	struct mroce_rxwin *rx = &conn->rx[pkt->path];
+	struct mroce_stream *s;
+	bool in_order;
+
+	switch (mroce_rxwin_check(rx, pkt->psn)) {
+	case MROCE_RX_NEW:
+		break;
+	case MROCE_RX_DUP:
+		/* Its ACK was lost or is late: say again what we have. */
+		conn->stats.dup_drops++;
+		return mroce_build_ack(conn, pkt->path, NULL);
+	default:
+		return NULL;
+	}
+	in_order = mroce_rxwin_record(rx, pkt->psn);
+	if (ce)
+		rx->ce_count++;
+	rx->unacked++;
+
+	s = mroce_stream_lookup(conn, pkt->dst_qpn);
+	if (s)
+		mroce_stream_rx(s, pkt, payload);
+
+	if (!in_order || (pkt->flags & MROCE_F_ACK_REQ) || rx->unacked >= 2 ||
+	    !list_empty(&conn->ack_streams))
+		return mroce_build_ack(conn, pkt->path, NULL);
+	return NULL;
+}
+
+static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt)
+{
+	struct mroce_path *path;
+	struct mroce_ack_result res;
+	u64 now = mroce_now_us();
+	unsigned int i;
+
+	if (pkt->path < conn->npaths) {
+		path = &conn->path[pkt->path];
+		if (!mroce_txpath_ack(&path->tx, now, pkt->psn, pkt->sack,
+				      pkt->ce_count, mroce_stream_seg_acked, NULL,
+				      path->resend + path->nresend,
+				      MROCE_WINDOW - path->nresend, &res))
+			path->nresend += res.lost;
+	}
+	for (i = 0; i < pkt->nstreams; i++) {
+		struct mroce_ack_stream rec;
+		struct mroce_stream *s;
+
+		mroce_wire_ack_stream(pkt, i, &rec);
+		s = mroce_stream_lookup(conn, rec.qpn);
+		if (s)
+			mroce_stream_progress(s, &rec, now);
+	}
+}
+
+static int mroce_rx(struct net *net, struct sk_buff *skb,
+		    const struct in6_addr *laddr, const struct in6_addr *raddr,
+		    bool ce)
+{
+	struct sk_buff *reply = NULL;
+	struct mroce_conn *conn;
+	struct mroce_dev *mdev;
+	struct mroce_pkt pkt;
+	bool kick;
+
+	if (mroce_wire_parse(skb->data, skb->len, skb->len, &pkt))
+		return -EINVAL;
+
+	rcu_read_lock();
+	mdev = mroce_dev_by_addr(net, laddr);
+	conn = mdev ? mroce_conn_lookup_rcu(mdev, laddr, raddr) : NULL;
+	if (conn && !kref_get_unless_zero(&conn->ref))
+		conn = NULL;
+	rcu_read_unlock();
+	/* Connections start on our side only, when a local QP reaches RTR. */
+	if (!conn)
+		return -ENOENT;
+
+	spin_lock(&conn->lock);
+	conn->stats.rx_pkts++;
+	if (pkt.type == MROCE_PKT_HELLO) {
+		reply = rx_hello(conn, &pkt);
+	} else if (pkt.src_epoch != conn->peer_epoch ||
+		   pkt.dst_epoch != conn->epoch || !conn->peer_epoch) {
+		/* From or to an earlier incarnation: not ours. */
+	} else if (pkt.type == MROCE_PKT_DATA) {
+		reply = rx_data(conn, &pkt, skb->data + pkt.hdr_len, ce);
+	} else if (pkt.type == MROCE_PKT_ACK) {
+		rx_ack(conn, &pkt);
+	} else if (pkt.type == MROCE_PKT_PROBE) {
+		reply = mroce_build_ack(conn, pkt.path,
+					mroce_stream_lookup(conn, pkt.probe_qpn));
+	}
+	/* ACKs open windows; requests owe responses. */
+	kick = pkt.type != MROCE_PKT_DATA || !list_empty(&conn->tx_streams);
+	spin_unlock(&conn->lock);
+
+	if (kick)
+		mroce_conn_kick(conn);
+	if (reply) {
+		struct sk_buff_head q;
+
+		__skb_queue_head_init(&q);
+		__skb_queue_tail(&q, reply);
+		mroce_xmit_queue(conn, &q);
+	}
+	mroce_conn_put(conn);
+	return 0;
+}
+
+/**
+ * mroce_udp_recv() - encap_rcv of mroce's UDP sockets
+ * @sk: the socket
+ * @skb: the datagram, data at the UDP header
+ *
+ * Return: 0: the datagram was consumed (processed or dropped).
+ */
+int mroce_udp_recv(struct sock *sk, struct sk_buff *skb)
+{
+	struct in6_addr laddr, raddr;
+	bool ce;
+
+	if (skb_linearize(skb) || skb->len < sizeof(struct udphdr))
+		goto drop;
+	if (skb->protocol == htons(ETH_P_IP)) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		ipv6_addr_set_v4mapped(iph->daddr, &laddr);
+		ipv6_addr_set_v4mapped(iph->saddr, &raddr);
+		ce = INET_ECN_is_ce(iph->tos);
+	} else {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		laddr = ip6h->daddr;
+		raddr = ip6h->saddr;
+		ce = INET_ECN_is_ce(ipv6_get_dsfield(ip6h));
+	}
+	__skb_pull(skb, sizeof(struct udphdr));
+	mroce_rx(sock_net(sk), skb, &laddr, &raddr, ce);
+drop:
+	kfree_skb(skb);
+	return 0;
+}

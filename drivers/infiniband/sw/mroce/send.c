@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Sending: the per-connection send work, which handles expired timers,
+ * sends lost packets again and spreads new packets of all streams over
+ * the paths with room; and the routines that build and transmit packets.
+ *
+ * Packets are built under the connection lock and transmitted after it
+ * is released.  Each path routes with its own UDP source port in the flow
+ * key, so the host's ECMP picks each path's next hop independently.
+ */
+#include <linux/skbuff.h>
+#include <net/inet_ecn.h>
+#include <net/ip6_route.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+
+#include "transport.h"
+
+/* Which path a queued skb goes out on, and whether it carries data. */
+struct mroce_skb_cb {
+	u8 path;
+	bool data;
+};
+
+#define MROCE_CB(skb) ((struct mroce_skb_cb *)(skb)->cb)
+
+static struct sk_buff *mroce_alloc_skb(unsigned int len, unsigned int path,
+				       bool data)
+{
+	unsigned int room = LL_MAX_HEADER + sizeof(struct ipv6hdr) +
+			    sizeof(struct udphdr);
+	struct sk_buff *skb = alloc_skb(room + len, GFP_ATOMIC);
+
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, room);
+	MROCE_CB(skb)->path = path;
+	MROCE_CB(skb)->data = data;
+	return skb;
+}
+
+static void set_epochs(struct mroce_conn *conn, struct mroce_pkt *pkt)
+{
+	pkt->src_epoch = conn->epoch;
+	pkt->dst_epoch = conn->peer_epoch;
+}
+
+/* Build the DATA packet for @seg with sequence @psn on @path. */
+static struct sk_buff *build_data(struct mroce_conn *conn, unsigned int path,
+				  struct mroce_seg *seg, u32 psn)
+{
+	unsigned int hlen = MROCE_DATA_HDR_LEN + mroce_wire_ext_len(seg->hdr.opcode);
+	struct sk_buff *skb;
+
+	skb = mroce_alloc_skb(hlen + seg->hdr.payload_len, path, true);
+	if (!skb)
+		return NULL;
+	seg->hdr.path = path;
+	seg->hdr.psn = psn;
+	set_epochs(conn, &seg->hdr);
+	mroce_wire_build(skb_put(skb, hlen), &seg->hdr);
+	mroce_stream_fill(seg, skb_put(skb, seg->hdr.payload_len));
+	return skb;
+}
+
+/**
+ * mroce_build_ack() - an ACK of one of the peer's paths
+ * @conn: the connection, locked
+ * @path: the path id
+ * @probed: a stream whose record must be included, or NULL
+ *
+ * Also reports every stream on the connection's list of unreported
+ * progress, up to the record limit of one ACK.
+ *
+ * Return: the packet, or NULL.
+ */
+struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
+				struct mroce_stream *probed)
+{
+	struct mroce_rxwin *rx = &conn->rx[path];
+	u8 sack[MROCE_SACK_BITS / 8];
+	struct mroce_pkt pkt = {
+		.type = MROCE_PKT_ACK,
+		.path = path,
+		.psn = rx->cum,
+		.sack = sack,
+		.ce_count = rx->ce_count,
+		.share = 0xffff,
+	};
+	struct mroce_stream *s, *tmp;
+	struct sk_buff *skb;
+	unsigned int n = 0;
+	void *buf;
+
+	list_for_each_entry(s, &conn->ack_streams, ack_node)
+		if (++n == MROCE_ACK_MAX_STREAMS)
+			break;
+	if (probed && list_empty(&probed->ack_node) && n < MROCE_ACK_MAX_STREAMS)
+		n++;
+	else
+		probed = NULL;
+
+	skb = mroce_alloc_skb(MROCE_ACK_HDR_LEN + n * sizeof(struct mroce_stream_rec),
+			      path, false);
+	if (!skb)
+		return NULL;
+	mroce_rxwin_sack(rx, sack);
+	set_epochs(conn, &pkt);
+	pkt.nstreams = n;
+	buf = skb_put(skb, MROCE_ACK_HDR_LEN + n * sizeof(struct mroce_stream_rec));
+	mroce_wire_build(buf, &pkt);
+
+	n = 0;
+	if (probed) {
+		probed->report.qpn = probed->dest_qpn;
+		probed->report.msn_done = probed->rcv_done;
+		mroce_wire_put_stream(buf, n++, &probed->report);
+	}
+	list_for_each_entry_safe(s, tmp, &conn->ack_streams, ack_node) {
+		if (n == pkt.nstreams)
+			break;
+		mroce_wire_put_stream(buf, n++, &s->report);
+		/* A NAK is said once; progress is said again on probes. */
+		s->report.nak = MROCE_NAK_NONE;
+		list_del_init(&s->ack_node);
+	}
+	rx->unacked = 0;
+	return skb;
+}
+
+/**
+ * mroce_build_hello() - a HELLO carrying both epochs as known
+ * @conn: the connection, locked
+ *
+ * Return: the packet, or NULL.
+ */
+struct sk_buff *mroce_build_hello(struct mroce_conn *conn)
+{
+	struct mroce_pkt pkt = {
+		.type = MROCE_PKT_HELLO,
+		.paths = conn->npaths,
+	};
+	struct sk_buff *skb = mroce_alloc_skb(MROCE_HELLO_LEN, 0, false);
+
+	if (!skb)
+		return NULL;
+	set_epochs(conn, &pkt);
+	mroce_wire_build(skb_put(skb, MROCE_HELLO_LEN), &pkt);
+	return skb;
+}
+
+static struct sk_buff *build_probe(struct mroce_conn *conn, unsigned int path,
+				   u32 qpn)
+{
+	struct mroce_pkt pkt = {
+		.type = MROCE_PKT_PROBE,
+		.path = path,
+		.probe_qpn = qpn,
+	};
+	struct sk_buff *skb = mroce_alloc_skb(MROCE_PROBE_LEN, path, false);
+
+	if (!skb)
+		return NULL;
+	set_epochs(conn, &pkt);
+	mroce_wire_build(skb_put(skb, MROCE_PROBE_LEN), &pkt);
+	return skb;
+}
+
+static int xmit4(struct net *net, struct mroce_conn *conn, struct mroce_path *path,
+		 struct sock *sk, struct sk_buff *skb, bool data)
+{
+	struct flowi4 fl4 = {
+		.flowi4_proto = IPPROTO_UDP,
+		.daddr = conn->raddr.s6_addr32[3],
+		.saddr = conn->laddr.s6_addr32[3],
+		.fl4_sport = htons(path->sport),
+		.fl4_dport = htons(mroce_udp_port),
+	};
+	struct rtable *rt;
+	__be32 saddr;
+
+	rt = dst_cache_get_ip4(&path->dst, &saddr);
+	if (!rt) {
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt))
+			return PTR_ERR(rt);
+		saddr = fl4.saddr;
+		dst_cache_set_ip4(&path->dst, &rt->dst, saddr);
+	}
+	udp_tunnel_xmit_skb(rt, sk, skb, saddr, fl4.daddr,
+			    data ? INET_ECN_ECT_0 : 0, ip4_dst_hoplimit(&rt->dst),
+			    htons(IP_DF), fl4.fl4_sport, fl4.fl4_dport, false, false);
+	return 0;
+}
+
+static int xmit6(struct net *net, struct mroce_conn *conn, struct mroce_path *path,
+		 struct sock *sk, struct sk_buff *skb, bool data)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	struct flowi6 fl6 = {
+		.flowi6_proto = IPPROTO_UDP,
+		.daddr = conn->raddr,
+		.saddr = conn->laddr,
+		.fl6_sport = htons(path->sport),
+		.fl6_dport = htons(mroce_udp_port),
+	};
+	struct dst_entry *dst;
+	struct in6_addr saddr;
+
+	dst = dst_cache_get_ip6(&path->dst, &saddr);
+	if (!dst) {
+		dst = ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
+		if (IS_ERR(dst))
+			return PTR_ERR(dst);
+		saddr = fl6.saddr;
+		dst_cache_set_ip6(&path->dst, dst, &saddr);
+	}
+	udp_tunnel6_xmit_skb(dst, sk, skb, dst->dev, &saddr, &fl6.daddr,
+			     data ? INET_ECN_ECT_0 : 0, ip6_dst_hoplimit(dst), 0,
+			     fl6.fl6_sport, fl6.fl6_dport, false);
+	return 0;
+#else
+	return -EAFNOSUPPORT;
+#endif
+}
+
+/**
+ * mroce_xmit_queue() - transmit queued packets of a connection
+ * @conn: the connection, not locked
+ * @q: the packets; emptied
+ */
+void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q)
+{
+	struct sk_buff *skb;
+	struct sock *sk;
+
+	local_bh_disable();	/* the per-cpu route caches need it */
+	rcu_read_lock();
+	sk = mroce_socket_sk(conn->mdev, !conn->ipv4);
+	while ((skb = __skb_dequeue(q))) {
+		struct mroce_path *path = &conn->path[MROCE_CB(skb)->path % conn->npaths];
+		bool data = MROCE_CB(skb)->data;
+		int err;
+
+		if (!sk) {
+			kfree_skb(skb);
+			continue;
+		}
+		err = conn->ipv4 ? xmit4(sock_net(sk), conn, path, sk, skb, data) :
+				   xmit6(sock_net(sk), conn, path, sk, skb, data);
+		if (err) {
+			/* No route: the packet is lost; timers send it again. */
+			kfree_skb(skb);
+			continue;
+		}
+		conn->stats.tx_pkts++;
+	}
+	rcu_read_unlock();
+	local_bh_enable();
+}
+
+/* The path with the most room for new packets, or NULL. */
+static struct mroce_path *pick_path(struct mroce_conn *conn, unsigned int *id)
+{
+	unsigned int i, best_room = 0, start = conn->rr_path++;
+	struct mroce_path *best = NULL;
+
+	for (i = 0; i < conn->npaths; i++) {
+		unsigned int p = (start + i) % conn->npaths;
+		struct mroce_path *path = &conn->path[p];
+		unsigned int room = mroce_txpath_room(&path->tx);
+
+		/* A path whose route looks dead only carries its own resends. */
+		if (path->tx.backoff >= 2)
+			continue;
+		if (room > best_room) {
+			best_room = room;
+			best = path;
+			*id = p;
+		}
+	}
+	return best;
+}
+
+/* Expired retransmission timers: send the oldest again, re-roll dead routes. */
+static void tx_timeouts(struct mroce_conn *conn, u64 now)
+{
+	unsigned int i;
+	u32 psn;
+
+	for (i = 0; i < conn->npaths; i++) {
+		struct mroce_path *path = &conn->path[i];
+
+		while (path->nresend < MROCE_WINDOW &&
+		       mroce_txpath_timeout(&path->tx, now, &psn)) {
+			struct mroce_txslot *slot = mroce_txpath_slot(&path->tx, psn);
+			struct mroce_seg *seg = slot->ctx;
+
+			conn->stats.timeouts++;
+			path->resend[path->nresend++] = psn;
+			if (path->tx.backoff == 2)
+				mroce_path_reroll(conn, path);
+			if (seg && slot->expiries > 7 * (seg->stream->retry_cnt + 1))
+				mroce_stream_seg_expired(seg);
+		}
+	}
+}
+
+static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
+			       struct sk_buff_head *q, unsigned int budget)
+{
+	unsigned int i, sent = 0;
+
+	for (i = 0; i < conn->npaths; i++) {
+		struct mroce_path *path = &conn->path[i];
+		unsigned int k;
+
+		for (k = 0; k < path->nresend && sent < budget; k++) {
+			u32 psn = path->resend[k];
+			struct mroce_txslot *slot = mroce_txpath_slot(&path->tx, psn);
+			struct sk_buff *skb;
+
+			if (slot->state != MROCE_SLOT_LOST)
+				continue;	/* acknowledged meanwhile */
+			skb = build_data(conn, i, slot->ctx, psn);
+			if (!skb)
+				break;
+			mroce_txpath_resent(&path->tx, psn, now);
+			conn->stats.retransmits++;
+			__skb_queue_tail(q, skb);
+			sent++;
+		}
+		/* Keep what the budget did not reach for the next pass. */
+		memmove(path->resend, path->resend + k,
+			(path->nresend - k) * sizeof(path->resend[0]));
+		path->nresend -= k;
+	}
+	return sent;
+}
+
+static unsigned int tx_new(struct mroce_conn *conn, u64 now,
+			   struct sk_buff_head *q, unsigned int budget)
+{
+	unsigned int sent = 0, id;
+
+	while (sent < budget && !list_empty(&conn->tx_streams)) {
+		struct mroce_stream *s;
+		struct mroce_path *path;
+		struct mroce_seg *seg;
+		struct sk_buff *skb;
+		u32 psn;
+
+		path = pick_path(conn, &id);
+		if (!path)
+			break;
+		s = list_first_entry(&conn->tx_streams, struct mroce_stream, tx_node);
+		/* Round robin over streams, one packet each. */
+		list_move_tail(&s->tx_node, &conn->tx_streams);
+		/*
+		 * A stream with nothing to send now leaves the list; progress,
+		 * completions, timers and the doorbell put it back.
+		 */
+		mroce_stream_next_seg(s, now, &seg);
+		if (!seg) {
+			list_del_init(&s->tx_node);
+			continue;
+		}
+		psn = mroce_txpath_send(&path->tx, now, seg);
+		skb = build_data(conn, id, seg, psn);
+		if (skb)
+			__skb_queue_tail(q, skb);
+		sent++;
+	}
+	return sent;
+}
+
+static void tx_arm(struct mroce_conn *conn, u64 now)
+{
+	struct mroce_stream *s;
+	u64 t = 0, d;
+	unsigned int i;
+
+	if (!conn->peer_epoch && !list_empty(&conn->streams))
+		t = conn->hello_due_us;
+	for (i = 0; i < conn->npaths; i++) {
+		d = mroce_txpath_deadline(&conn->path[i].tx);
+		if (d && (!t || d < t))
+			t = d;
+	}
+	list_for_each_entry(s, &conn->streams, conn_node) {
+		d = mroce_stream_deadline(s);
+		if (d && (!t || d < t))
+			t = d;
+	}
+	if (!t)
+		return;
+	hrtimer_start(&conn->timer, ns_to_ktime((t > now ? t - now : 1) * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+void mroce_tx_work(struct work_struct *work)
+{
+	struct mroce_conn *conn = container_of(work, struct mroce_conn, tx_work);
+	unsigned int budget = MROCE_TX_BUDGET;
+	struct sk_buff_head q;
+	struct mroce_stream *s;
+	struct sk_buff *skb;
+	u64 now = mroce_now_us();
+	bool more = false;
+
+	__skb_queue_head_init(&q);
+	spin_lock_bh(&conn->lock);
+	if (!conn->peer_epoch) {
+		/* Until the peer's epoch is known, only HELLO may be sent. */
+		if (!list_empty(&conn->streams) && now >= conn->hello_due_us) {
+			skb = mroce_build_hello(conn);
+			if (skb)
+				__skb_queue_tail(&q, skb);
+			conn->hello_due_us = now + MROCE_HELLO_US;
+		}
+		goto arm;
+	}
+
+	tx_timeouts(conn, now);
+	list_for_each_entry(s, &conn->streams, conn_node) {
+		u64 d = mroce_stream_deadline(s);
+
+		if (d && d <= now && mroce_stream_timer(s, now)) {
+			skb = build_probe(conn, conn->rr_path++ % conn->npaths,
+					  s->dest_qpn);
+			if (skb)
+				__skb_queue_tail(&q, skb);
+		}
+	}
+	budget -= tx_resends(conn, now, &q, budget);
+	budget -= tx_new(conn, now, &q, budget);
+	more = !budget;
+arm:
+	tx_arm(conn, now);
+	spin_unlock_bh(&conn->lock);
+
+	mroce_xmit_queue(conn, &q);
+	if (more)
+		mroce_conn_kick(conn);
+}

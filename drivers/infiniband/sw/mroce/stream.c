@@ -1,0 +1,1225 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Streams: the part of the transport that belongs to one RC queue pair.
+ *
+ * As requester a stream numbers the messages of its send queue, cuts them
+ * into packets for the connection's paths, and completes work requests in
+ * posting order as the peer reports progress.  As responder it places
+ * each packet at its final address the moment it arrives, tracks how much
+ * of each message is placed, and completes receives in message order.
+ *
+ * Everything here runs under the connection's lock.
+ */
+#include <linux/slab.h>
+#include <rdma/ib_pack.h>
+
+#include "transport.h"
+
+static struct kmem_cache *mroce_seg_cache;
+
+/* IB-encoded minimum RNR NAK timer (5 bits) in microseconds, IB spec 9.7.5.2.8. */
+static const u32 rnr_timer_us[32] = {
+	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+#define MROCE_PROBE_MIN_US	10000
+
+int mroce_stream_init_cache(void)
+{
+	mroce_seg_cache = KMEM_CACHE(mroce_seg, 0);
+	return mroce_seg_cache ? 0 : -ENOMEM;
+}
+
+void mroce_stream_exit_cache(void)
+{
+	kmem_cache_destroy(mroce_seg_cache);
+}
+
+static struct mroce_swqe *swqe_at(struct mroce_stream *s, u32 index)
+{
+	return &s->swq[index & (s->sq_entries - 1)];
+}
+
+static bool op_consumes_recv(u32 opcode)
+{
+	return opcode == IB_WR_SEND || opcode == IB_WR_SEND_WITH_IMM ||
+	       opcode == IB_WR_SEND_WITH_INV || opcode == IB_WR_RDMA_WRITE_WITH_IMM;
+}
+
+static bool op_is_rd_atomic(u32 opcode)
+{
+	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	       opcode == IB_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static u8 wire_opcode(u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+		return MROCE_OP_SEND;
+	case IB_WR_SEND_WITH_IMM:
+		return MROCE_OP_SEND_IMM;
+	case IB_WR_SEND_WITH_INV:
+		return MROCE_OP_SEND_INV;
+	case IB_WR_RDMA_WRITE:
+		return MROCE_OP_WRITE;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return MROCE_OP_WRITE_IMM;
+	case IB_WR_RDMA_READ:
+		return MROCE_OP_READ_REQ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return MROCE_OP_CMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return MROCE_OP_FETCH_ADD;
+	default:
+		return 0;
+	}
+}
+
+static enum ib_wc_opcode send_wc_opcode(u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+struct mroce_stream *mroce_stream_create(struct mroce_qp *qp)
+{
+	struct mroce_dev *mdev = to_mdev(qp->ibqp.device);
+	struct mroce_stream *s;
+	enum ib_mtu mtu;
+
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return NULL;
+	s->sq_entries = qp->sq->entries;
+	s->rq_entries = qp->rq->entries;
+	s->swq = kvcalloc(s->sq_entries, sizeof(*s->swq), GFP_KERNEL);
+	s->rwq = kvcalloc(s->rq_entries, sizeof(*s->rwq), GFP_KERNEL);
+	if (!s->swq || !s->rwq) {
+		kvfree(s->swq);
+		kvfree(s->rwq);
+		kfree(s);
+		return NULL;
+	}
+	kref_init(&s->ref);
+	INIT_LIST_HEAD(&s->conn_node);
+	INIT_LIST_HEAD(&s->tx_node);
+	INIT_LIST_HEAD(&s->ack_node);
+	INIT_LIST_HEAD(&s->resp_q);
+	s->qp = qp;
+	s->qpn = qp->ibqp.qp_num;
+	s->dest_qpn = qp->attr.dest_qp_num;
+	mtu = qp->attr.path_mtu ? min(qp->attr.path_mtu, READ_ONCE(mdev->active_mtu)) :
+				  READ_ONCE(mdev->active_mtu);
+	s->mtu = ib_mtu_enum_to_int(mtu);
+	s->retry_cnt = qp->attr.retry_cnt;
+	/* Ring indices carry on from where the QP's rings are. */
+	s->sq_fetch = READ_ONCE(qp->sq->hdr->consumer);
+	s->sq_done = s->sq_fetch;
+	s->sq_seg = s->sq_fetch;
+	s->rq_done = READ_ONCE(qp->rq->hdr->consumer);
+	return s;
+}
+
+static void mroce_resp_free(struct mroce_resp *resp)
+{
+	list_del(&resp->node);
+	if (resp->mr)
+		mroce_mr_put(resp->mr);
+	kfree(resp);
+}
+
+static void mroce_stream_release(struct kref *ref)
+{
+	struct mroce_stream *s = container_of(ref, struct mroce_stream, ref);
+
+	kvfree(s->swq);
+	kvfree(s->rwq);
+	if (s->conn)
+		mroce_conn_put(s->conn);
+	kfree(s);
+}
+
+void mroce_stream_put(struct mroce_stream *s)
+{
+	kref_put(&s->ref, mroce_stream_release);
+}
+
+int mroce_stream_attach(struct mroce_stream *s, struct mroce_conn *conn)
+{
+	kref_get(&conn->ref);
+	spin_lock_bh(&conn->lock);
+	s->conn = conn;
+	list_add_tail(&s->conn_node, &conn->streams);
+	spin_unlock_bh(&conn->lock);
+	mroce_conn_kick(conn);	/* says HELLO if the peer is new */
+	return 0;
+}
+
+void mroce_stream_detach(struct mroce_stream *s)
+{
+	struct mroce_conn *conn = s->conn;
+	struct mroce_resp *resp, *tmp;
+
+	spin_lock_bh(&conn->lock);
+	list_del_init(&s->conn_node);
+	list_del_init(&s->tx_node);
+	list_del_init(&s->ack_node);
+	list_for_each_entry_safe(resp, tmp, &s->resp_q, node)
+		mroce_resp_free(resp);
+	/* Packets in flight keep the stream, but no longer its QP. */
+	s->qp = NULL;
+	spin_unlock_bh(&conn->lock);
+}
+
+static void stream_want_tx(struct mroce_stream *s)
+{
+	if (list_empty(&s->tx_node))
+		list_add_tail(&s->tx_node, &s->conn->tx_streams);
+}
+
+static void stream_report(struct mroce_stream *s)
+{
+	s->report.qpn = s->dest_qpn;
+	s->report.msn_done = s->rcv_done;
+	if (list_empty(&s->ack_node))
+		list_add_tail(&s->ack_node, &s->conn->ack_streams);
+}
+
+static void stream_post_cqe(struct mroce_cq *cq, struct mroce_cqe *cqe,
+			    bool solicited)
+{
+	cqe->port_num = MROCE_PORT;
+	cqe->network_hdr_type = RDMA_NETWORK_ROCE_V1;
+	mroce_cq_post(cq, cqe, solicited);
+}
+
+/* Complete send work requests that are done, in posting order. */
+static void stream_complete_sends(struct mroce_stream *s)
+{
+	struct mroce_qp *qp = s->qp;
+	enum ib_wc_status err = IB_WC_SUCCESS;
+
+	if (!qp)
+		return;
+	while (s->sq_done != s->sq_fetch) {
+		struct mroce_swqe *w = swqe_at(s, s->sq_done);
+		struct mroce_cqe cqe = {};
+
+		if (w->state != MROCE_SWQE_DONE)
+			break;
+		if (op_is_rd_atomic(w->wqe.opcode))
+			s->rd_atomic--;
+		if (qp->sig_all || (w->wqe.send_flags & MROCE_SEND_F_SIGNALED) ||
+		    w->status != IB_WC_SUCCESS) {
+			cqe.wr_id = w->wqe.wr_id;
+			cqe.status = w->status;
+			cqe.opcode = send_wc_opcode(w->wqe.opcode);
+			cqe.byte_len = w->len;
+			cqe.qp_num = s->qpn;
+			stream_post_cqe(to_mcq(qp->ibqp.send_cq), &cqe, false);
+		}
+		if (w->status != IB_WC_SUCCESS && err == IB_WC_SUCCESS)
+			err = w->status;
+		s->sq_done++;
+		mroce_ring_consumed(qp->sq, s->sq_done);
+		/* Room in the queue, or fences and read limits lifted. */
+		stream_want_tx(s);
+	}
+	if (mroce_seq_before(s->sq_seg, s->sq_done))
+		s->sq_seg = s->sq_done;
+	/* The progress probe measures from the last completion. */
+	s->wait_since_us = s->sq_done == s->sq_fetch ? 0 : mroce_now_us();
+	if (err != IB_WC_SUCCESS)
+		mroce_stream_fail(s, IB_WC_WR_FLUSH_ERR);
+}
+
+static void flush_send_ring(struct mroce_stream *s)
+{
+	struct mroce_qp *qp = s->qp;
+	struct mroce_cq *cq = to_mcq(qp->ibqp.send_cq);
+	u32 prod = mroce_ring_producer(qp->sq);
+
+	/* Copied requests first, then those still only in the ring. */
+	while (s->sq_done != prod) {
+		struct mroce_cqe cqe = {
+			.status = IB_WC_WR_FLUSH_ERR,
+			.qp_num = s->qpn,
+		};
+
+		if (mroce_seq_before(s->sq_done, s->sq_fetch)) {
+			struct mroce_swqe *w = swqe_at(s, s->sq_done);
+
+			cqe.wr_id = w->wqe.wr_id;
+			cqe.opcode = send_wc_opcode(w->wqe.opcode);
+		} else {
+			struct mroce_send_wqe *wqe = mroce_ring_entry(qp->sq, s->sq_done);
+
+			cqe.wr_id = READ_ONCE(wqe->wr_id);
+			cqe.opcode = send_wc_opcode(READ_ONCE(wqe->opcode));
+			s->sq_fetch = s->sq_done + 1;
+		}
+		stream_post_cqe(cq, &cqe, false);
+		s->sq_done++;
+	}
+	s->sq_fetch = s->sq_done;
+	s->sq_seg = s->sq_done;
+	mroce_ring_consumed(qp->sq, s->sq_done);
+}
+
+static void flush_recv_ring(struct mroce_stream *s)
+{
+	struct mroce_qp *qp = s->qp;
+	struct mroce_cq *cq = to_mcq(qp->ibqp.recv_cq);
+	u32 prod = mroce_ring_producer(qp->rq);
+
+	while (s->rq_done != prod) {
+		struct mroce_recv_wqe *wqe = mroce_ring_entry(qp->rq, s->rq_done);
+		struct mroce_cqe cqe = {
+			.wr_id = READ_ONCE(wqe->wr_id),
+			.status = IB_WC_WR_FLUSH_ERR,
+			.opcode = IB_WC_RECV,
+			.qp_num = s->qpn,
+		};
+
+		stream_post_cqe(cq, &cqe, false);
+		s->rq_done++;
+	}
+	mroce_ring_consumed(qp->rq, s->rq_done);
+}
+
+/**
+ * mroce_stream_fail() - move the queue pair to the error state and flush
+ * @s: the stream
+ * @status: status of the work requests flushed (IB_WC_WR_FLUSH_ERR)
+ *
+ * Work requests already complete keep their status; every other posted
+ * request completes with @status.  Requests posted later are flushed as
+ * the doorbell reports them.
+ */
+void mroce_stream_fail(struct mroce_stream *s, enum ib_wc_status status)
+{
+	struct mroce_qp *qp = s->qp;
+	struct mroce_resp *resp, *tmp;
+	u32 i;
+
+	if (!qp)
+		return;
+	if (!s->error) {
+		s->error = true;
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		if (qp->ibqp.event_handler) {
+			struct ib_event ev = {
+				.device = qp->ibqp.device,
+				.element.qp = &qp->ibqp,
+				.event = IB_EVENT_QP_FATAL,
+			};
+
+			if (status != IB_WC_WR_FLUSH_ERR)
+				qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+		}
+	}
+	list_for_each_entry_safe(resp, tmp, &s->resp_q, node)
+		mroce_resp_free(resp);
+	/* Finished ones complete normally, in order, then the rest flush. */
+	for (i = s->sq_done; i != s->sq_fetch; i++) {
+		struct mroce_swqe *w = swqe_at(s, i);
+
+		if (w->state != MROCE_SWQE_DONE) {
+			w->state = MROCE_SWQE_DONE;
+			w->status = status;
+		}
+	}
+	stream_complete_sends(s);
+	flush_send_ring(s);
+	flush_recv_ring(s);
+}
+
+/* Copy one send request out of the ring and check it. */
+static enum ib_wc_status stream_fetch_one(struct mroce_stream *s,
+					  struct mroce_swqe *w)
+{
+	struct mroce_qp *qp = s->qp;
+	const struct mroce_send_wqe *ring = mroce_ring_entry(qp->sq, s->sq_fetch);
+	u64 len = 0;
+	u32 i;
+
+	memcpy(&w->wqe, ring, sizeof(w->wqe));
+	w->state = MROCE_SWQE_PENDING;
+	w->status = IB_WC_SUCCESS;
+	w->sent = 0;
+	w->placed = 0;
+	w->gen = 0;
+	w->rnr_left = qp->attr.rnr_retry;
+	w->msn = s->snd_msn++;
+	w->ssn = op_consumes_recv(w->wqe.opcode) ? s->snd_ssn++ : 0;
+
+	if (!wire_opcode(w->wqe.opcode))
+		return IB_WC_LOC_QP_OP_ERR;
+	if (w->wqe.send_flags & MROCE_SEND_F_INLINE) {
+		if (w->wqe.inline_len > qp->max_inline ||
+		    op_is_rd_atomic(w->wqe.opcode))
+			return IB_WC_LOC_LEN_ERR;
+		memcpy(w->inline_data, ring + 1, w->wqe.inline_len);
+		w->len = w->wqe.inline_len;
+		w->wqe.num_sge = 0;
+		return IB_WC_SUCCESS;
+	}
+	if (w->wqe.num_sge > qp->max_send_sge)
+		return IB_WC_LOC_LEN_ERR;
+	memcpy(w->sge, ring + 1, w->wqe.num_sge * sizeof(struct mroce_sge));
+	for (i = 0; i < w->wqe.num_sge; i++)
+		len += w->sge[i].length;
+	if (len > 1U << 31)
+		return IB_WC_LOC_LEN_ERR;
+	w->len = len;
+	if (w->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
+	    w->wqe.opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
+		if (w->wqe.num_sge != 1 || w->sge[0].length < sizeof(u64) ||
+		    !IS_ALIGNED(w->wqe.wr.atomic.remote_addr, sizeof(u64)))
+			return IB_WC_LOC_LEN_ERR;
+		w->len = sizeof(u64);
+	}
+	return IB_WC_SUCCESS;
+}
+
+/* Pull newly posted send requests into the stream. */
+static void stream_fetch(struct mroce_stream *s)
+{
+	struct mroce_qp *qp = s->qp;
+	u32 prod;
+
+	if (!qp || s->error || READ_ONCE(qp->state) != IB_QPS_RTS)
+		return;
+	/* While we are here, posts need no doorbell. */
+	WRITE_ONCE(qp->sq->hdr->flags, 0);
+	for (;;) {
+		prod = mroce_ring_producer(qp->sq);
+		while (s->sq_fetch != prod && s->sq_fetch - s->sq_done < s->sq_entries) {
+			struct mroce_swqe *w = swqe_at(s, s->sq_fetch);
+			enum ib_wc_status st = stream_fetch_one(s, w);
+
+			s->sq_fetch++;
+			if (st != IB_WC_SUCCESS) {
+				w->state = MROCE_SWQE_DONE;
+				w->status = st;
+				stream_complete_sends(s);
+				return;
+			}
+		}
+		if (s->sq_fetch != prod)
+			return;	/* table full: completions bring us back */
+		/*
+		 * Going idle: ask for the doorbell, then look once more, so a
+		 * post that missed the flag is not missed by us either.  The
+		 * full barrier pairs with the one userspace issues between
+		 * publishing its producer index and reading the flag.
+		 */
+		WRITE_ONCE(qp->sq->hdr->flags, MROCE_RING_F_DOORBELL);
+		/* flag store before the producer load; see above */
+		smp_mb();
+		if (READ_ONCE(qp->sq->hdr->producer) == prod)
+			return;
+		WRITE_ONCE(qp->sq->hdr->flags, 0);
+	}
+}
+
+/**
+ * mroce_stream_sq_kick() - the send queue has new requests
+ * @s: the stream
+ */
+void mroce_stream_sq_kick(struct mroce_stream *s)
+{
+	struct mroce_conn *conn = s->conn;
+
+	spin_lock_bh(&conn->lock);
+	if (s->qp && s->error)
+		flush_send_ring(s);
+	else
+		stream_want_tx(s);
+	spin_unlock_bh(&conn->lock);
+	mroce_conn_kick(conn);
+}
+
+static struct mroce_seg *seg_alloc(struct mroce_stream *s, u8 opcode, u32 msn)
+{
+	struct mroce_seg *seg = kmem_cache_zalloc(mroce_seg_cache, GFP_ATOMIC);
+
+	if (!seg)
+		return NULL;
+	kref_get(&s->ref);
+	seg->stream = s;
+	seg->hdr.type = MROCE_PKT_DATA;
+	seg->hdr.dst_qpn = s->dest_qpn;
+	seg->hdr.src_qpn = s->qpn;
+	seg->hdr.opcode = opcode;
+	seg->hdr.msn = msn;
+	return seg;
+}
+
+/* Next packet of a READ or atomic response, if one is owed. */
+static struct mroce_seg *stream_resp_seg(struct mroce_stream *s)
+{
+	struct mroce_resp *resp;
+	struct mroce_seg *seg;
+	u32 n;
+
+	resp = list_first_entry_or_null(&s->resp_q, struct mroce_resp, node);
+	if (!resp)
+		return NULL;
+	seg = seg_alloc(s, resp->atomic ? MROCE_OP_ATOMIC_RESP : MROCE_OP_READ_RESP,
+			resp->msn);
+	if (!seg)
+		return NULL;
+	seg->hdr.msg_len = resp->len;
+	seg->hdr.offset = resp->sent;
+	if (resp->atomic) {
+		seg->hdr.swap_add = resp->orig;
+		seg->hdr.flags = MROCE_F_ACK_REQ;
+		mroce_resp_free(resp);
+		return seg;
+	}
+	n = min(s->mtu, resp->len - resp->sent);
+	seg->hdr.payload_len = n;
+	kref_get(&resp->mr->ref);
+	seg->mr = resp->mr;
+	seg->src_va = resp->va + resp->sent;
+	resp->sent += n;
+	if (resp->sent == resp->len) {
+		seg->hdr.flags = MROCE_F_ACK_REQ;
+		mroce_resp_free(resp);
+	}
+	return seg;
+}
+
+/* May the request at @index start now? (fence, read/atomic limit, window) */
+static bool stream_may_start(struct mroce_stream *s, u32 index,
+			     struct mroce_swqe *w)
+{
+	struct mroce_qp *qp = s->qp;
+	u32 i;
+
+	if (!mroce_seq_before(w->msn, s->remote_done + MROCE_STREAM_WINDOW))
+		return false;
+	if (w->sent || w->gen)
+		return true;	/* already started */
+	if (op_is_rd_atomic(w->wqe.opcode) &&
+	    s->rd_atomic >= max_t(u32, qp->attr.max_rd_atomic, 1))
+		return false;
+	if (w->wqe.send_flags & MROCE_SEND_F_FENCE)
+		for (i = s->sq_done; i != index; i++)
+			if (op_is_rd_atomic(swqe_at(s, i)->wqe.opcode) &&
+			    swqe_at(s, i)->state != MROCE_SWQE_DONE)
+				return false;
+	return true;
+}
+
+static void seg_fill_request(struct mroce_seg *seg, struct mroce_swqe *w, u32 n)
+{
+	struct mroce_pkt *h = &seg->hdr;
+
+	h->gen = w->gen;
+	h->msg_len = w->len;
+	h->offset = w->sent;
+	h->payload_len = n;
+	h->ssn = w->ssn;
+	h->imm = w->wqe.imm_data;
+	switch (w->wqe.opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		h->va = w->wqe.wr.rdma.remote_addr;
+		h->rkey = w->wqe.wr.rdma.rkey;
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		h->compare = w->wqe.wr.atomic.compare_add;
+		h->swap_add = w->wqe.wr.atomic.swap;
+		h->va = w->wqe.wr.atomic.remote_addr;
+		h->rkey = w->wqe.wr.atomic.rkey;
+		break;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		h->swap_add = w->wqe.wr.atomic.compare_add;
+		h->va = w->wqe.wr.atomic.remote_addr;
+		h->rkey = w->wqe.wr.atomic.rkey;
+		break;
+	}
+	if (h->opcode == MROCE_OP_READ_REQ || mroce_op_is_atomic(h->opcode))
+		h->payload_len = 0;
+	if (h->opcode == MROCE_OP_READ_REQ || mroce_op_is_atomic(h->opcode) ||
+	    w->sent + n == w->len) {
+		h->flags |= MROCE_F_ACK_REQ;
+		if (w->wqe.send_flags & MROCE_SEND_F_SOLICITED)
+			h->flags |= MROCE_F_SOLICITED;
+	}
+}
+
+/**
+ * mroce_stream_next_seg() - cut the stream's next packet
+ * @s: the stream
+ * @now_us: current time
+ * @segp: set to the packet's descriptor, or NULL when the stream has
+ *	nothing to send now
+ *
+ * Return: true if the stream may have more to send.
+ */
+bool mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
+			   struct mroce_seg **segp)
+{
+	struct mroce_seg *seg;
+	u32 i;
+
+	*segp = NULL;
+	if (!s->qp || s->error)
+		return false;
+	seg = stream_resp_seg(s);
+	if (seg) {
+		*segp = seg;
+		return true;
+	}
+	stream_fetch(s);
+	if (READ_ONCE(s->qp->state) != IB_QPS_RTS)
+		return false;
+
+	for (i = s->sq_seg; i != s->sq_fetch; i++) {
+		struct mroce_swqe *w = swqe_at(s, i);
+		u32 n;
+
+		if (w->state == MROCE_SWQE_RNR_WAIT && w->resume_us <= now_us) {
+			w->state = MROCE_SWQE_PENDING;
+			w->sent = 0;
+			w->gen++;
+		}
+		if (w->state != MROCE_SWQE_PENDING)
+			continue;
+		if (!stream_may_start(s, i, w))
+			return false;
+
+		seg = seg_alloc(s, wire_opcode(w->wqe.opcode), w->msn);
+		if (!seg)
+			return false;
+		if (!w->sent && !w->gen && op_is_rd_atomic(w->wqe.opcode))
+			s->rd_atomic++;
+		n = min(s->mtu, w->len - w->sent);
+		seg_fill_request(seg, w, n);
+		seg->sq_index = i;
+		if (seg->hdr.payload_len)
+			w->sent += n;
+		if (!seg->hdr.payload_len || w->sent == w->len)
+			w->state = MROCE_SWQE_SENT;
+		if (!s->wait_since_us)
+			s->wait_since_us = now_us;
+		*segp = seg;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Copy @len bytes between @buf and byte @offset of a local scatter list:
+ * into it (@to_mr, which needs local write access) or out of it.
+ */
+static int sge_copy(struct mroce_stream *s, const struct mroce_sge *sges,
+		    u32 nsge, u32 offset, u8 *buf, u32 len, bool to_mr)
+{
+	struct mroce_dev *mdev = to_mdev(s->qp->ibqp.device);
+	int access = to_mr ? IB_ACCESS_LOCAL_WRITE : 0;
+	u32 i;
+
+	for (i = 0; i < nsge && len; i++) {
+		const struct mroce_sge *sge = &sges[i];
+		struct mroce_mr *mr;
+		u32 n;
+
+		if (offset >= sge->length) {
+			offset -= sge->length;
+			continue;
+		}
+		n = min(len, sge->length - offset);
+		mr = mroce_mr_get(mdev, sge->lkey, false);
+		if (!mr)
+			return -EINVAL;
+		if (mroce_mr_check(mr, s->qp->ibqp.pd, sge->addr + offset, n, access)) {
+			mroce_mr_put(mr);
+			return -EINVAL;
+		}
+		mroce_mr_copy(mr, sge->addr + offset, buf, n, to_mr);
+		mroce_mr_put(mr);
+		buf += n;
+		len -= n;
+		offset = 0;
+	}
+	return len ? -EINVAL : 0;
+}
+
+/* Gather @len bytes at @offset of a request's payload. */
+static int gather(struct mroce_stream *s, struct mroce_swqe *w, u32 offset,
+		  u8 *buf, u32 len)
+{
+	if (w->wqe.send_flags & MROCE_SEND_F_INLINE) {
+		memcpy(buf, w->inline_data + offset, len);
+		return 0;
+	}
+	return sge_copy(s, w->sge, w->wqe.num_sge, offset, buf, len, false);
+}
+
+/* Scatter @len bytes to @offset of a local scatter list. */
+static int scatter(struct mroce_stream *s, const struct mroce_sge *sges,
+		   u32 nsge, u32 offset, const u8 *buf, u32 len)
+{
+	return sge_copy(s, sges, nsge, offset, (u8 *)buf, len, true);
+}
+
+/**
+ * mroce_stream_fill() - write a packet's payload
+ * @seg: the packet
+ * @payload: room for @seg->hdr.payload_len bytes
+ *
+ * A packet sent again after its message completed, or cut from a
+ * generation since superseded, carries zeros: the receiver drops it
+ * unread (Documentation/wire-protocol.rst, "Placement").
+ */
+void mroce_stream_fill(struct mroce_seg *seg, void *payload)
+{
+	struct mroce_stream *s = seg->stream;
+	u32 len = seg->hdr.payload_len;
+	struct mroce_swqe *w;
+
+	if (!len)
+		return;
+	if (seg->mr) {
+		mroce_mr_copy(seg->mr, seg->src_va, payload, len, false);
+		return;
+	}
+	w = s->qp ? swqe_at(s, seg->sq_index) : NULL;
+	if (!w || s->error || w->msn != seg->hdr.msn || w->gen != seg->hdr.gen ||
+	    w->state == MROCE_SWQE_DONE ||
+	    !mroce_seq_before(seg->sq_index, s->sq_fetch) ||
+	    mroce_seq_before(seg->sq_index, s->sq_done)) {
+		memset(payload, 0, len);
+		return;
+	}
+	if (gather(s, w, seg->hdr.offset, payload, len)) {
+		memset(payload, 0, len);
+		w->state = MROCE_SWQE_DONE;
+		w->status = IB_WC_LOC_PROT_ERR;
+		stream_complete_sends(s);
+	}
+}
+
+/**
+ * mroce_stream_seg_acked() - a path acknowledged a packet: forget it
+ * @ctx: the packet's struct mroce_seg
+ * @arg: unused
+ */
+void mroce_stream_seg_acked(void *ctx, void *arg)
+{
+	struct mroce_seg *seg = ctx;
+
+	if (!seg)
+		return;
+	if (seg->mr)
+		mroce_mr_put(seg->mr);
+	mroce_stream_put(seg->stream);
+	kmem_cache_free(mroce_seg_cache, seg);
+}
+
+/**
+ * mroce_stream_seg_expired() - a packet timed out once more than allowed
+ * @seg: the packet
+ *
+ * Its work request fails with "transport retry counter exceeded".
+ */
+void mroce_stream_seg_expired(struct mroce_seg *seg)
+{
+	struct mroce_stream *s = seg->stream;
+	struct mroce_swqe *w;
+
+	if (!s->qp || s->error)
+		return;
+	if (!seg->mr && seg->hdr.opcode != MROCE_OP_ATOMIC_RESP) {
+		w = swqe_at(s, seg->sq_index);
+		if (w->msn == seg->hdr.msn && w->state != MROCE_SWQE_DONE) {
+			w->state = MROCE_SWQE_DONE;
+			w->status = IB_WC_RETRY_EXC_ERR;
+			stream_complete_sends(s);
+			return;
+		}
+	}
+	mroce_stream_fail(s, IB_WC_WR_FLUSH_ERR);
+}
+
+/**
+ * mroce_stream_lookup() - the stream of local queue pair @qpn on @conn
+ * @conn: the connection, locked
+ * @qpn: the queue pair number
+ *
+ * Return: the stream, or NULL.
+ */
+struct mroce_stream *mroce_stream_lookup(struct mroce_conn *conn, u32 qpn)
+{
+	struct mroce_stream *s;
+
+	list_for_each_entry(s, &conn->streams, conn_node)
+		if (s->qpn == qpn)
+			return s;
+	return NULL;
+}
+
+/* ---- responder ---- */
+
+static void stream_nak(struct mroce_stream *s, struct mroce_rmsg *m, u8 nak)
+{
+	s->report.nak = nak;
+	s->report.nak_msn = m->msn;
+	s->report.nak_gen = m->gen;
+	s->report.rnr_timer = s->qp ? s->qp->attr.min_rnr_timer : 0;
+	stream_report(s);
+}
+
+/* Load the receive matched by @ssn, if it is posted. */
+static struct mroce_rwqe *stream_recv(struct mroce_stream *s, u32 ssn, bool *bad)
+{
+	struct mroce_qp *qp = s->qp;
+	struct mroce_rwqe *r = &s->rwq[ssn & (s->rq_entries - 1)];
+	const struct mroce_recv_wqe *ring;
+	const struct mroce_sge *sge;
+	u32 prod, i;
+
+	*bad = false;
+	prod = mroce_ring_producer(qp->rq);
+	if (!mroce_seq_before(ssn, prod) || ssn - s->rq_done >= s->rq_entries)
+		return NULL;
+	ring = mroce_ring_entry(qp->rq, ssn);
+	r->wr_id = READ_ONCE(ring->wr_id);
+	r->num_sge = READ_ONCE(ring->num_sge);
+	if (r->num_sge > qp->max_recv_sge) {
+		*bad = true;
+		return NULL;
+	}
+	sge = (const void *)(ring + 1);
+	memcpy(r->sge, sge, r->num_sge * sizeof(*sge));
+	r->len = 0;
+	for (i = 0; i < r->num_sge; i++)
+		r->len += r->sge[i].length;
+	return r;
+}
+
+/* Complete messages that are done, in order. */
+static void stream_advance(struct mroce_stream *s)
+{
+	struct mroce_qp *qp = s->qp;
+	bool moved = false;
+
+	for (;;) {
+		struct mroce_rmsg *m = &s->rmsg[s->rcv_done % MROCE_STREAM_WINDOW];
+
+		if (m->state != MROCE_RMSG_DONE || m->msn != s->rcv_done)
+			break;
+		if (m->recv) {
+			struct mroce_rwqe *r = &s->rwq[m->ssn & (s->rq_entries - 1)];
+			struct mroce_cqe cqe = {
+				.wr_id = r->wr_id,
+				.status = m->status,
+				.byte_len = m->len,
+				.qp_num = s->qpn,
+				.src_qp = s->dest_qpn,
+				.opcode = m->opcode == MROCE_OP_WRITE_IMM ?
+					  IB_WC_RECV_RDMA_WITH_IMM : IB_WC_RECV,
+				.wc_flags = MROCE_WC_F_GRH,
+			};
+
+			if (m->opcode == MROCE_OP_SEND_IMM || m->opcode == MROCE_OP_WRITE_IMM) {
+				cqe.wc_flags |= MROCE_WC_F_WITH_IMM;
+				cqe.imm_data = m->imm;
+			} else if (m->opcode == MROCE_OP_SEND_INV) {
+				cqe.wc_flags |= MROCE_WC_F_WITH_INV;
+				cqe.imm_data = m->imm;
+			}
+			stream_post_cqe(to_mcq(qp->ibqp.recv_cq), &cqe, m->solicited);
+			s->rq_done = m->ssn + 1;
+			mroce_ring_consumed(qp->rq, s->rq_done);
+		}
+		m->state = MROCE_RMSG_FREE;
+		s->rcv_done++;
+		moved = true;
+		if (m->status != IB_WC_SUCCESS) {
+			mroce_stream_fail(s, IB_WC_WR_FLUSH_ERR);
+			break;
+		}
+	}
+	if (moved)
+		stream_report(s);
+}
+
+/* Fatal responder error: NAK the message, fail the QP after reporting. */
+static void stream_rx_fatal(struct mroce_stream *s, struct mroce_rmsg *m,
+			    u8 nak, enum ib_wc_status status)
+{
+	stream_nak(s, m, nak);
+	m->status = status;
+	if (m->recv) {
+		/* The receive completes in error, in order. */
+		m->state = MROCE_RMSG_DONE;
+		stream_advance(s);
+	} else {
+		mroce_stream_fail(s, IB_WC_WR_FLUSH_ERR);
+	}
+}
+
+static struct mroce_mr *stream_rkey(struct mroce_stream *s,
+				    const struct mroce_pkt *pkt, int access)
+{
+	struct mroce_qp *qp = s->qp;
+	struct mroce_mr *mr;
+
+	if ((qp->attr.qp_access_flags & access) != access)
+		return NULL;
+	mr = mroce_mr_get(to_mdev(qp->ibqp.device), pkt->rkey, true);
+	if (!mr)
+		return NULL;
+	if (mroce_mr_check(mr, qp->ibqp.pd, pkt->va, pkt->msg_len, access)) {
+		mroce_mr_put(mr);
+		return NULL;
+	}
+	return mr;
+}
+
+static void stream_rx_atomic(struct mroce_stream *s, const struct mroce_pkt *pkt,
+			     struct mroce_mr *mr, struct mroce_resp *resp)
+{
+	struct mroce_dev *mdev = to_mdev(s->qp->ibqp.device);
+	struct page *page;
+	u64 *word;
+
+	spin_lock(&mdev->atomic_lock);
+	word = mroce_mr_atomic_ptr(mr, pkt->va, &page);
+	resp->orig = *word;
+	if (pkt->opcode == MROCE_OP_FETCH_ADD)
+		*word = resp->orig + pkt->swap_add;
+	else if (resp->orig == pkt->compare)
+		*word = pkt->swap_add;
+	if (page)
+		kunmap_local(word);
+	spin_unlock(&mdev->atomic_lock);
+}
+
+/* A READ_REQ or atomic: execute it and queue the response. */
+static void stream_rx_request(struct mroce_stream *s, struct mroce_rmsg *m,
+			      const struct mroce_pkt *pkt)
+{
+	bool atomic = mroce_op_is_atomic(pkt->opcode);
+	struct mroce_resp *resp;
+	struct mroce_mr *mr;
+
+	mr = stream_rkey(s, pkt, atomic ? IB_ACCESS_REMOTE_ATOMIC : IB_ACCESS_REMOTE_READ);
+	if (!mr) {
+		stream_rx_fatal(s, m, MROCE_NAK_REMOTE_ACCESS, IB_WC_REM_ACCESS_ERR);
+		return;
+	}
+	resp = kzalloc(sizeof(*resp), GFP_ATOMIC);
+	if (!resp) {
+		mroce_mr_put(mr);
+		stream_rx_fatal(s, m, MROCE_NAK_REMOTE_OPERATION, IB_WC_REM_OP_ERR);
+		return;
+	}
+	resp->msn = m->msn;
+	resp->atomic = atomic;
+	if (atomic) {
+		resp->len = sizeof(u64);
+		stream_rx_atomic(s, pkt, mr, resp);
+		mroce_mr_put(mr);
+	} else {
+		resp->len = pkt->msg_len;
+		resp->va = pkt->va;
+		resp->mr = mr;
+		if (!resp->len) {
+			/* A zero-length READ still answers: one empty response. */
+			mroce_mr_put(mr);
+			resp->mr = NULL;
+			resp->atomic = false;
+		}
+	}
+	list_add_tail(&resp->node, &s->resp_q);
+	stream_want_tx(s);
+	m->placed = m->len;
+	m->state = MROCE_RMSG_DONE;
+}
+
+/* A packet that writes into memory: SEND*, WRITE*. */
+static void stream_rx_place(struct mroce_stream *s, struct mroce_rmsg *m,
+			    const struct mroce_pkt *pkt, const u8 *payload)
+{
+	struct mroce_rwqe *r = NULL;
+	struct mroce_mr *mr;
+	bool bad;
+
+	if (m->recv) {
+		r = stream_recv(s, m->ssn, &bad);
+		if (bad) {
+			stream_rx_fatal(s, m, MROCE_NAK_REMOTE_OPERATION, IB_WC_LOC_QP_OP_ERR);
+			return;
+		}
+		if (!r) {
+			/* No receive posted for it: this message waits, others go on. */
+			m->rnr = true;
+			s->conn->stats.rnr_naks++;
+			stream_nak(s, m, MROCE_NAK_RNR);
+			return;
+		}
+		if (pkt->opcode != MROCE_OP_WRITE_IMM && m->len > r->len) {
+			stream_rx_fatal(s, m, MROCE_NAK_INVALID_REQUEST, IB_WC_LOC_LEN_ERR);
+			return;
+		}
+	}
+
+	if (pkt->opcode == MROCE_OP_WRITE || pkt->opcode == MROCE_OP_WRITE_IMM) {
+		mr = stream_rkey(s, pkt, IB_ACCESS_REMOTE_WRITE);
+		if (!mr) {
+			stream_rx_fatal(s, m, MROCE_NAK_REMOTE_ACCESS, IB_WC_REM_ACCESS_ERR);
+			return;
+		}
+		if (pkt->payload_len)
+			mroce_mr_copy(mr, pkt->va + pkt->offset, (void *)payload,
+				      pkt->payload_len, true);
+		mroce_mr_put(mr);
+	} else if (pkt->payload_len &&
+		   scatter(s, r->sge, r->num_sge, pkt->offset, payload,
+			   pkt->payload_len)) {
+		stream_rx_fatal(s, m, MROCE_NAK_REMOTE_OPERATION, IB_WC_LOC_PROT_ERR);
+		return;
+	}
+
+	m->placed += pkt->payload_len;
+	if (m->placed == m->len)
+		m->state = MROCE_RMSG_DONE;
+}
+
+/* Responses to our READs and atomics. */
+static void stream_rx_response(struct mroce_stream *s, const struct mroce_pkt *pkt,
+			       const u8 *payload)
+{
+	struct mroce_swqe *w;
+	bool is_read;
+	u32 index;
+
+	if (s->sq_done == s->sq_fetch)
+		return;
+	index = s->sq_done + (pkt->msn - swqe_at(s, s->sq_done)->msn);
+	if (!mroce_seq_before(index, s->sq_fetch) || mroce_seq_before(index, s->sq_done))
+		return;
+	w = swqe_at(s, index);
+	is_read = w->wqe.opcode == IB_WR_RDMA_READ;
+	if (pkt->opcode == MROCE_OP_READ_RESP)
+		is_read = !is_read;	/* true now means: wrong response type */
+	if (w->msn != pkt->msn || w->state == MROCE_SWQE_DONE ||
+	    !op_is_rd_atomic(w->wqe.opcode) || pkt->msg_len != w->len || is_read)
+		return;
+
+	if (pkt->opcode == MROCE_OP_ATOMIC_RESP) {
+		u64 orig = pkt->swap_add;
+
+		if (scatter(s, w->sge, 1, 0, (const u8 *)&orig, sizeof(orig)))
+			w->status = IB_WC_LOC_PROT_ERR;
+		w->state = MROCE_SWQE_DONE;
+	} else {
+		if (pkt->payload_len &&
+		    scatter(s, w->sge, w->wqe.num_sge, pkt->offset, payload,
+			    pkt->payload_len)) {
+			w->status = IB_WC_LOC_PROT_ERR;
+			w->state = MROCE_SWQE_DONE;
+		} else {
+			w->placed += pkt->payload_len;
+			if (w->placed == w->len)
+				w->state = MROCE_SWQE_DONE;
+		}
+	}
+	stream_complete_sends(s);
+}
+
+/**
+ * mroce_stream_rx() - handle a recorded DATA packet of this stream
+ * @s: the stream
+ * @pkt: the parsed packet
+ * @payload: its payload, @pkt->payload_len bytes
+ */
+void mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
+		     const u8 *payload)
+{
+	struct mroce_qp *qp = s->qp;
+	enum ib_qp_state state;
+	struct mroce_rmsg *m;
+	u32 d;
+
+	if (!qp || s->error || pkt->src_qpn != s->dest_qpn)
+		return;
+	state = READ_ONCE(qp->state);
+	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
+		return;
+
+	if (pkt->opcode == MROCE_OP_READ_RESP || pkt->opcode == MROCE_OP_ATOMIC_RESP) {
+		stream_rx_response(s, pkt, payload);
+		return;
+	}
+
+	d = pkt->msn - s->rcv_done;
+	if (d >= MROCE_STREAM_WINDOW)
+		return;		/* complete already, or beyond the window */
+	m = &s->rmsg[pkt->msn % MROCE_STREAM_WINDOW];
+	if (m->state == MROCE_RMSG_FREE || m->msn != pkt->msn) {
+		memset(m, 0, sizeof(*m));
+		m->msn = pkt->msn;
+		m->len = pkt->msg_len;
+		m->gen = pkt->gen;
+		m->opcode = pkt->opcode;
+		m->recv = mroce_op_has_ssn(pkt->opcode);
+		m->ssn = pkt->ssn;
+		m->imm = pkt->imm;
+		m->state = MROCE_RMSG_ACTIVE;
+	}
+	if (m->state == MROCE_RMSG_DONE || (s8)(pkt->gen - m->gen) < 0)
+		return;
+	if (pkt->gen != m->gen) {
+		/* The sender started the message over after an RNR NAK. */
+		m->gen = pkt->gen;
+		m->placed = 0;
+		m->rnr = false;
+	}
+	if (m->rnr || pkt->msg_len != m->len || pkt->opcode != m->opcode)
+		return;
+	if (pkt->flags & MROCE_F_SOLICITED)
+		m->solicited = true;
+
+	if (pkt->opcode == MROCE_OP_READ_REQ || mroce_op_is_atomic(pkt->opcode))
+		stream_rx_request(s, m, pkt);
+	else
+		stream_rx_place(s, m, pkt, payload);
+	if (!s->error && m->state == MROCE_RMSG_DONE)
+		stream_advance(s);
+}
+
+/**
+ * mroce_stream_progress() - apply a stream record of an ACK from the peer
+ * @s: the stream
+ * @rec: the record
+ * @now_us: current time
+ */
+void mroce_stream_progress(struct mroce_stream *s,
+			   const struct mroce_ack_stream *rec, u64 now_us)
+{
+	u32 i;
+
+	if (!s->qp || s->error)
+		return;
+	if (mroce_seq_before(s->remote_done, rec->msn_done) &&
+	    !mroce_seq_before(s->snd_msn, rec->msn_done)) {
+		s->remote_done = rec->msn_done;
+		/* SENDs and WRITEs complete when the peer has placed them. */
+		for (i = s->sq_done; i != s->sq_fetch; i++) {
+			struct mroce_swqe *w = swqe_at(s, i);
+
+			if (!mroce_seq_before(w->msn, s->remote_done))
+				break;
+			if (w->state == MROCE_SWQE_SENT && !op_is_rd_atomic(w->wqe.opcode))
+				w->state = MROCE_SWQE_DONE;
+		}
+		stream_want_tx(s);
+	}
+
+	if (rec->nak != MROCE_NAK_NONE && s->sq_done != s->sq_fetch) {
+		u32 index = s->sq_done + (rec->nak_msn - swqe_at(s, s->sq_done)->msn);
+		struct mroce_swqe *w = swqe_at(s, index);
+
+		if (mroce_seq_before(index, s->sq_fetch) && w->msn == rec->nak_msn &&
+		    w->gen == rec->nak_gen && w->state == MROCE_SWQE_SENT) {
+			switch (rec->nak) {
+			case MROCE_NAK_RNR:
+				if (!w->rnr_left) {
+					w->state = MROCE_SWQE_DONE;
+					w->status = IB_WC_RNR_RETRY_EXC_ERR;
+					break;
+				}
+				if (w->rnr_left != 7)
+					w->rnr_left--;
+				w->state = MROCE_SWQE_RNR_WAIT;
+				w->resume_us = now_us + rnr_timer_us[rec->rnr_timer & 31];
+				if (mroce_seq_before(index, s->sq_seg))
+					s->sq_seg = index;
+				break;
+			case MROCE_NAK_REMOTE_ACCESS:
+				w->state = MROCE_SWQE_DONE;
+				w->status = IB_WC_REM_ACCESS_ERR;
+				break;
+			case MROCE_NAK_INVALID_REQUEST:
+				w->state = MROCE_SWQE_DONE;
+				w->status = IB_WC_REM_INV_REQ_ERR;
+				break;
+			default:
+				w->state = MROCE_SWQE_DONE;
+				w->status = IB_WC_REM_OP_ERR;
+				break;
+			}
+		}
+	}
+	stream_complete_sends(s);
+}
+
+/**
+ * mroce_stream_deadline() - when the stream needs the timer
+ * @s: the stream
+ *
+ * Return: the earliest of an RNR resend and a progress probe, or 0.
+ */
+u64 mroce_stream_deadline(struct mroce_stream *s)
+{
+	u64 t = 0;
+	u32 i;
+
+	if (!s->qp || s->error)
+		return 0;
+	for (i = s->sq_seg; i != s->sq_fetch; i++) {
+		struct mroce_swqe *w = swqe_at(s, i);
+
+		if (w->state == MROCE_SWQE_RNR_WAIT && (!t || w->resume_us < t))
+			t = w->resume_us;
+	}
+	if (s->wait_since_us && s->sq_done != s->sq_fetch) {
+		u64 probe = s->wait_since_us + MROCE_PROBE_MIN_US;
+
+		if (!t || probe < t)
+			t = probe;
+	}
+	return t;
+}
+
+/**
+ * mroce_stream_timer() - the stream's deadline passed
+ * @s: the stream
+ * @now_us: current time
+ *
+ * Return: true if the stream wants its peer probed for progress.
+ */
+bool mroce_stream_timer(struct mroce_stream *s, u64 now_us)
+{
+	if (!s->qp || s->error)
+		return false;
+	stream_want_tx(s);
+	if (s->wait_since_us && s->sq_done != s->sq_fetch &&
+	    now_us >= s->wait_since_us + MROCE_PROBE_MIN_US) {
+		s->wait_since_us = now_us;
+		return true;
+	}
+	return false;
+}

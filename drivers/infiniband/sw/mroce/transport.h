@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The transport: connections (one per peer), their paths, and the
+ * streams (one per RC queue pair) they carry.  See
+ * Documentation/wire-protocol.rst for the protocol and
+ * Documentation/architecture.rst for how the files divide the work.
+ */
+#ifndef MROCE_TRANSPORT_H
+#define MROCE_TRANSPORT_H
+
+#include <linux/hashtable.h>
+#include <linux/hrtimer.h>
+#include <linux/in6.h>
+#include <linux/workqueue.h>
+#include <net/dst_cache.h>
+
+#include "path.h"
+#include "verbs.h"
+#include "wire.h"
+
+#define MROCE_STREAM_WINDOW	256	/* messages in flight per stream */
+#define MROCE_TX_BUDGET		64	/* packets per pass of the send work */
+#define MROCE_HELLO_US		20000	/* HELLO resend interval */
+#define MROCE_MAX_CONNS		4096	/* per device */
+
+/**
+ * struct mroce_path - one path of a connection, both directions
+ * @tx: send side: sequence space, SACK window, RTT, congestion window
+ * @sport: UDP source port, the path's ECMP entropy
+ * @rerolls: times @sport was changed after timeouts
+ * @dst: cached route for this path's flow
+ * @resend: sequences found lost, waiting to be sent again
+ * @nresend: entries of @resend
+ */
+struct mroce_path {
+	struct mroce_txpath tx;
+	u16 sport;
+	u32 rerolls;
+	struct dst_cache dst;
+	u32 resend[MROCE_WINDOW];
+	u32 nresend;
+};
+
+/**
+ * struct mroce_conn - the transport between this device and one peer
+ * @node: in the device's connection table
+ * @mdev: the local device
+ * @ref: the table holds one; so does each attached stream
+ * @lock: protects everything below, and the transport state of every
+ *	stream attached to the connection
+ * @laddr: local address (IPv4-mapped for IPv4)
+ * @raddr: peer address (IPv4-mapped for IPv4)
+ * @ipv4: both addresses are IPv4
+ * @epoch: this end's epoch
+ * @peer_epoch: the peer's epoch, 0 until known
+ * @hello_due_us: when to send the next HELLO while @peer_epoch is 0
+ * @streams: attached streams
+ * @tx_streams: streams with something to send
+ * @ack_streams: streams whose progress the peer has not been told
+ * @timer: fires at the earliest path deadline; schedules @tx_work
+ * @tx_work: the send engine
+ * @npaths: number of paths
+ * @stats: counters
+ * @free_work: frees the connection after an RCU grace period
+ * @rr_path: rotates the path scan, so equal paths take turns
+ * @rx: receive side of each of the peer's paths (it may use more than we do)
+ * @path: the paths
+ */
+struct mroce_conn {
+	struct hlist_node node;
+	struct mroce_dev *mdev;
+	struct kref ref;
+	spinlock_t lock;	/* the connection and its streams */
+	struct in6_addr laddr;
+	struct in6_addr raddr;
+	bool ipv4;
+	u32 epoch;
+	u32 peer_epoch;
+	u64 hello_due_us;
+	struct list_head streams;
+	struct list_head tx_streams;
+	struct list_head ack_streams;
+	struct hrtimer timer;
+	struct work_struct tx_work;
+	unsigned int npaths;
+	struct {
+		u64 tx_pkts;
+		u64 rx_pkts;
+		u64 retransmits;
+		u64 timeouts;
+		u64 rerolls;
+		u64 dup_drops;
+		u64 rnr_naks;
+	} stats;
+	struct rcu_work free_work;
+	unsigned int rr_path;
+	struct mroce_rxwin rx[MROCE_MAX_PATHS];
+	struct mroce_path path[];
+};
+
+enum mroce_swqe_state {
+	MROCE_SWQE_PENDING,	/* bytes left to segment */
+	MROCE_SWQE_SENT,	/* all segmented; waiting for the peer */
+	MROCE_SWQE_RNR_WAIT,	/* RNR NAKed; resend at @resume_us */
+	MROCE_SWQE_DONE,	/* complete, status in @status */
+};
+
+/**
+ * struct mroce_swqe - the kernel's copy of a send work request
+ * @wqe: the request as posted
+ * @sge: its scatter list (not inline)
+ * @inline_data: its inline payload
+ * @msn: message number
+ * @ssn: receive match token (receive-consuming opcodes)
+ * @len: payload length
+ * @sent: bytes segmented so far
+ * @placed: READ: response bytes placed
+ * @gen: generation (incremented by each RNR resend)
+ * @state: enum mroce_swqe_state
+ * @rnr_left: RNR resends left (7: without limit)
+ * @resume_us: RNR_WAIT: when to resend
+ * @status: completion status once DONE
+ */
+struct mroce_swqe {
+	struct mroce_send_wqe wqe;
+	struct mroce_sge sge[MROCE_MAX_SGE];
+	u8 inline_data[MROCE_MAX_INLINE];
+	u32 msn;
+	u32 ssn;
+	u32 len;
+	u32 sent;
+	u32 placed;
+	u8 gen;
+	u8 state;
+	u8 rnr_left;
+	u64 resume_us;
+	enum ib_wc_status status;
+};
+
+/**
+ * struct mroce_rwqe - the kernel's copy of a receive work request
+ * @wr_id: returned in the completion
+ * @num_sge: entries of @sge
+ * @len: total bytes of @sge
+ * @sge: scatter list
+ */
+struct mroce_rwqe {
+	u64 wr_id;
+	u32 num_sge;
+	u32 len;
+	struct mroce_sge sge[MROCE_MAX_SGE];
+};
+
+enum mroce_rmsg_state {
+	MROCE_RMSG_FREE,
+	MROCE_RMSG_ACTIVE,	/* placing */
+	MROCE_RMSG_DONE,	/* complete, waiting for earlier messages */
+};
+
+/**
+ * struct mroce_rmsg - receive-side state of one message in the window
+ * @msn: the message
+ * @len: its length
+ * @placed: bytes placed
+ * @ssn: receive it consumes (@recv)
+ * @imm: immediate data (network order) or invalidated rkey
+ * @gen: generation being placed
+ * @state: enum mroce_rmsg_state
+ * @opcode: its wire opcode
+ * @recv: consumes a receive
+ * @solicited: the sender asked for a solicited event
+ * @rnr: this generation was RNR NAKed; its packets are dropped
+ * @status: completion status of the receive (IB_WC_SUCCESS or an error)
+ */
+struct mroce_rmsg {
+	u32 msn;
+	u32 len;
+	u32 placed;
+	u32 ssn;
+	u32 imm;
+	u8 gen;
+	u8 state;
+	u8 opcode;
+	bool recv;
+	bool solicited;
+	bool rnr;
+	enum ib_wc_status status;
+};
+
+/**
+ * struct mroce_resp - a READ or atomic response the responder owes
+ * @node: in the stream's response queue
+ * @msn: the request's message number
+ * @len: bytes to send
+ * @sent: bytes segmented so far
+ * @mr: READ: the region read from (referenced); NULL for an atomic
+ * @va: READ: first address
+ * @orig: atomic: the value found before the operation
+ * @atomic: this is an atomic response
+ */
+struct mroce_resp {
+	struct list_head node;
+	u32 msn;
+	u32 len;
+	u32 sent;
+	struct mroce_mr *mr;
+	u64 va;
+	u64 orig;
+	bool atomic;
+};
+
+/**
+ * struct mroce_stream - transport state of one RC queue pair
+ *
+ * Protected by the connection's lock once attached.  Outlives its queue
+ * pair while packets that refer to it are in flight (@ref).
+ */
+struct mroce_stream {
+	struct kref ref;
+	struct mroce_conn *conn;
+	struct mroce_qp *qp;
+	u32 qpn;
+	u32 dest_qpn;
+	struct list_head conn_node;
+	struct list_head tx_node;
+	struct list_head ack_node;
+	u32 mtu;
+	u8 retry_cnt;
+
+	/* requester */
+	u32 snd_msn;
+	u32 snd_ssn;
+	u32 sq_fetch;
+	u32 sq_done;
+	u32 sq_seg;
+	u32 remote_done;
+	u32 rd_atomic;
+	u64 wait_since_us;
+	struct mroce_swqe *swq;
+	u32 sq_entries;
+
+	/* responder */
+	struct list_head resp_q;
+	u32 rcv_done;
+	u32 rq_done;
+	struct mroce_rmsg rmsg[MROCE_STREAM_WINDOW];
+	struct mroce_rwqe *rwq;
+	u32 rq_entries;
+	struct mroce_ack_stream report;
+	bool report_dirty;
+	bool error;
+};
+
+/**
+ * struct mroce_seg - an outstanding DATA packet, the context of its path
+ *	slot: enough to build it again
+ * @stream: its stream (referenced)
+ * @hdr: its headers, host order (psn and path filled in when sent)
+ * @sq_index: requester data: the send work request it was cut from
+ * @mr: READ_RESP: the region it reads (referenced)
+ * @src_va: READ_RESP: where its payload starts
+ */
+struct mroce_seg {
+	struct mroce_stream *stream;
+	struct mroce_pkt hdr;
+	u32 sq_index;
+	struct mroce_mr *mr;
+	u64 src_va;
+};
+
+/* conn.c */
+struct mroce_conn *mroce_conn_get(struct mroce_dev *mdev,
+				  const struct in6_addr *laddr,
+				  const struct in6_addr *raddr, bool create);
+struct mroce_conn *mroce_conn_lookup_rcu(struct mroce_dev *mdev,
+					 const struct in6_addr *laddr,
+					 const struct in6_addr *raddr);
+void mroce_conn_put(struct mroce_conn *conn);
+void mroce_conn_kick(struct mroce_conn *conn);
+void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path);
+void mroce_conn_init(struct mroce_dev *mdev);
+void mroce_conn_cleanup(struct mroce_dev *mdev);
+u64 mroce_now_us(void);
+
+/* send.c */
+void mroce_tx_work(struct work_struct *work);
+struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
+				struct mroce_stream *probed);
+struct sk_buff *mroce_build_hello(struct mroce_conn *conn);
+void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q);
+
+/* receive.c */
+int mroce_udp_recv(struct sock *sk, struct sk_buff *skb);
+
+/* stream.c */
+struct mroce_stream *mroce_stream_create(struct mroce_qp *qp);
+int mroce_stream_attach(struct mroce_stream *s, struct mroce_conn *conn);
+void mroce_stream_detach(struct mroce_stream *s);
+void mroce_stream_put(struct mroce_stream *s);
+bool mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
+			   struct mroce_seg **segp);
+void mroce_stream_fill(struct mroce_seg *seg, void *payload);
+void mroce_stream_seg_acked(void *ctx, void *arg);
+void mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
+		     const u8 *payload);
+void mroce_stream_progress(struct mroce_stream *s,
+			   const struct mroce_ack_stream *rec, u64 now_us);
+void mroce_stream_fail(struct mroce_stream *s, enum ib_wc_status status);
+void mroce_stream_sq_kick(struct mroce_stream *s);
+u64 mroce_stream_deadline(struct mroce_stream *s);
+bool mroce_stream_timer(struct mroce_stream *s, u64 now_us);
+void mroce_stream_seg_expired(struct mroce_seg *seg);
+struct mroce_stream *mroce_stream_lookup(struct mroce_conn *conn, u32 qpn);
+int mroce_stream_init_cache(void);
+void mroce_stream_exit_cache(void);
+
+#endif /* MROCE_TRANSPORT_H */

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Verbs objects: rings shared with userspace, CQs, MRs, QPs.  Transport
+ * state of a QP lives in its stream (transport.h), not here.
+ */
+#ifndef MROCE_VERBS_H
+#define MROCE_VERBS_H
+
+#include <linux/kref.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <rdma/ib_umem.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/mroce-abi.h>
+
+#include "mroce.h"
+
+#define MROCE_MAX_QP		4096
+#define MROCE_MAX_QP_WR		4096
+#define MROCE_MAX_SGE		8
+#define MROCE_MAX_INLINE	256
+#define MROCE_MAX_CQ		4096
+#define MROCE_MAX_CQE		(64 * 1024 - 1)
+#define MROCE_MAX_MR		(256 * 1024)
+#define MROCE_MAX_MR_SIZE	BIT_ULL(40)
+#define MROCE_MAX_RD_ATOMIC	128
+#define MROCE_MAX_AH		(64 * 1024)
+
+/**
+ * struct mroce_ring - a queue of fixed-size entries behind a ring header
+ * @ref: held by the owning object, by the mmap table entry and by each
+ *	VMA mapping it, so the memory outlives every user
+ * @mentry: mmap table entry; @mentry.ucontext is NULL for kernel rings
+ * @hdr: start of the memory (vmalloc_user())
+ * @entries: power of two
+ * @stride: bytes per entry
+ * @size: bytes of memory, page aligned
+ */
+struct mroce_ring {
+	struct kref ref;
+	struct rdma_user_mmap_entry mentry;
+	struct mroce_ring_hdr *hdr;
+	u32 entries;
+	u32 stride;
+	size_t size;
+};
+
+static inline void *mroce_ring_entry(struct mroce_ring *ring, u32 index)
+{
+	return (u8 *)ring->hdr + MROCE_RING_HDR_SIZE +
+	       (size_t)(index & (ring->entries - 1)) * ring->stride;
+}
+
+/*
+ * Ring indices are shared with userspace and other CPUs: whoever fills
+ * entries publishes them with a release store of its index, and the other
+ * side reads that index with an acquire load before touching entries.
+ */
+static inline u32 mroce_ring_producer(struct mroce_ring *ring)
+{
+	/* pairs with the producer's release store */
+	return smp_load_acquire(&ring->hdr->producer);
+}
+
+static inline void mroce_ring_publish(struct mroce_ring *ring, u32 producer)
+{
+	/* entries before the index that publishes them */
+	smp_store_release(&ring->hdr->producer, producer);
+}
+
+static inline void mroce_ring_consumed(struct mroce_ring *ring, u32 consumer)
+{
+	/* our reads of the entries before the slots are handed back */
+	smp_store_release(&ring->hdr->consumer, consumer);
+}
+
+struct mroce_ring *mroce_ring_alloc(u32 entries, u32 stride);
+void mroce_ring_put(struct mroce_ring *ring);
+int mroce_ring_expose(struct mroce_ring *ring, struct ib_ucontext *uctx,
+		      u64 *offset);
+int mroce_mmap(struct ib_ucontext *uctx, struct vm_area_struct *vma);
+void mroce_mmap_free(struct rdma_user_mmap_entry *entry);
+
+struct mroce_ucontext {
+	struct ib_ucontext ibuc;
+};
+
+struct mroce_pd {
+	struct ib_pd ibpd;
+};
+
+static inline struct mroce_pd *to_mpd(struct ib_pd *ibpd)
+{
+	return container_of(ibpd, struct mroce_pd, ibpd);
+}
+
+/**
+ * struct mroce_cq - completion queue
+ * @lock: serialises producers (any context) with kernel pollers
+ * @ring: the CQE ring (mmapped for a user CQ)
+ * @notify: armed IB_CQ_SOLICITED / IB_CQ_NEXT_COMP, cleared on an event
+ * @overflow: a completion found the ring full; the CQ is in error
+ * @user: belongs to a user context
+ */
+struct mroce_cq {
+	struct ib_cq ibcq;
+	spinlock_t lock;	/* producers, kernel pollers, resize */
+	struct mroce_ring *ring;
+	u8 notify;
+	bool overflow;
+	bool user;
+};
+
+static inline struct mroce_cq *to_mcq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct mroce_cq, ibcq);
+}
+
+int mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *cqe,
+		  bool solicited);
+
+/**
+ * struct mroce_mr - memory region
+ * @ref: the registration holds one; so does each in-flight response
+ *	that reads from the region, so its pages stay pinned until then
+ * @umem: pinned user memory; NULL for a DMA MR (kernel virtual addresses)
+ * @pages: @umem's pages in order
+ * @npages: entries of @pages
+ * @page_off: offset of @iova in its first page
+ * @iova: first address of the region
+ * @length: bytes
+ * @access: IB_ACCESS_* flags
+ * @free_work: frees the region when the last reference goes in softirq
+ * @rcu: lookups run under RCU
+ */
+struct mroce_mr {
+	struct ib_mr ibmr;
+	struct kref ref;
+	struct ib_umem *umem;
+	struct page **pages;
+	unsigned long npages;
+	unsigned int page_off;
+	u64 iova;
+	u64 length;
+	int access;
+	struct work_struct free_work;
+	struct rcu_head rcu;
+};
+
+static inline struct mroce_mr *to_mmr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct mroce_mr, ibmr);
+}
+
+struct mroce_mr *mroce_mr_get(struct mroce_dev *mdev, u32 key, bool remote);
+void mroce_mr_put(struct mroce_mr *mr);
+int mroce_mr_check(struct mroce_mr *mr, struct ib_pd *pd, u64 va, u64 len,
+		   int access);
+void mroce_mr_copy(struct mroce_mr *mr, u64 va, void *buf, u32 len,
+		   bool to_mr);
+void *mroce_mr_atomic_ptr(struct mroce_mr *mr, u64 va, struct page **page);
+
+void mroce_mr_init(struct mroce_dev *mdev);
+void mroce_mr_cleanup(struct mroce_dev *mdev);
+
+struct mroce_stream;
+
+/**
+ * struct mroce_qp - queue pair
+ * @mutex: serialises modify, query and destroy
+ * @sq_lock: serialises kernel posters of the send queue
+ * @rq_lock: serialises kernel posters of the receive queue
+ * @state: IB state; changed under @mutex and, once a stream is attached,
+ *	the connection's lock, so the transport reads it under either
+ * @sq: send queue ring
+ * @rq: receive queue ring
+ * @max_send_sge: granted scatter list length of send requests
+ * @max_recv_sge: granted scatter list length of receive requests
+ * @max_inline: granted inline payload
+ * @user: belongs to a user context
+ * @sig_all: every send request completes with a CQE
+ * @attr: attributes as last modified, for query_qp
+ * @laddr: local address from the path's source GID
+ * @raddr: peer address from the path's destination GID
+ * @stream: transport state, from RTR on
+ */
+struct mroce_qp {
+	struct ib_qp ibqp;
+	struct mutex mutex;	/* modify, query, destroy */
+	spinlock_t sq_lock;	/* kernel send posters */
+	spinlock_t rq_lock;	/* kernel receive posters */
+	enum ib_qp_state state;
+	struct mroce_ring *sq;
+	struct mroce_ring *rq;
+	u32 max_send_sge;
+	u32 max_recv_sge;
+	u32 max_inline;
+	bool user;
+	bool sig_all;
+	struct ib_qp_attr attr;
+	struct in6_addr laddr;
+	struct in6_addr raddr;
+	struct mroce_stream *stream;
+};
+
+static inline struct mroce_qp *to_mqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct mroce_qp, ibqp);
+}
+
+/**
+ * struct mroce_ah - address handle: a destination GID and its route
+ */
+struct mroce_ah {
+	struct ib_ah ibah;
+	struct rdma_ah_attr attr;
+};
+
+/* Verbs implemented in cq.c, mr.c and qp.c. */
+int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		    struct ib_udata *udata);
+int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int mroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
+struct ib_mr *mroce_get_dma_mr(struct ib_pd *ibpd, int access);
+struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+				u64 iova, int access, struct ib_udata *udata);
+int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
+		    struct ib_udata *udata);
+int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		    struct ib_udata *udata);
+int mroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_qp_init_attr *init);
+int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		    const struct ib_send_wr **bad_wr);
+int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr);
+
+#endif /* MROCE_VERBS_H */
