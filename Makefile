@@ -10,15 +10,19 @@
 
 MODULE := drivers/infiniband/sw/mroce/mroce.ko
 
-.PHONY: all module provider deps lint kunit vm-test check demo vm-shell clean
+.PHONY: all module provider verify deps lint kunit vm-test check demo vm-shell clean
 
-all: module provider
+all: module provider verify
 
 module:
 	scripts/build-module
 
 provider:
 	scripts/build-provider
+
+# The end-to-end verification program, linked against the provider's tree.
+verify: provider
+	$(MAKE) -C tests/verify
 
 deps:
 	scripts/setup
@@ -43,4 +47,5 @@ vm-shell: module
 
 clean:
 	scripts/build-module clean
+	$(MAKE) -C tests/verify clean
 	rm -rf build

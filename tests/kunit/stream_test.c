@@ -70,6 +70,7 @@ static void fixture_init(struct kunit *test, struct fixture *f)
 	INIT_LIST_HEAD(&f->conn->tx_streams);
 	INIT_LIST_HEAD(&f->conn->ack_streams);
 	kref_init(&f->conn->ref);
+	f->conn->mdev = f->mdev;
 	f->s = mroce_stream_create(f->qp);
 	KUNIT_ASSERT_NOT_NULL(test, f->s);
 	f->s->conn = f->conn;

@@ -60,5 +60,13 @@ pair send_lat 180 ib_send_lat "${common[@]}" -s 2 -n 200
 pair write_lat 180 ib_write_lat "${common[@]}" -s 2 -n 200
 pair read_lat 180 ib_read_lat "${common[@]}" -s 2 -n 200
 
+if [ "$type" = mroce ]; then
+	stats=$(rdma statistic show link "$dev/1")
+	echo "$stats"
+	t_run "counters: packets sent and received" sh -c \
+		"echo '$stats' | grep -qE 'tx_pkts [1-9]' && echo '$stats' | grep -qE 'rx_pkts [1-9]'"
+	t_run "counters: no malformed or stale packets" sh -c \
+		"echo '$stats' | grep -qE 'malformed_drops 0 ' && echo '$stats' | grep -qE 'stale_epoch_drops 0 '"
+fi
 t_run "kernel log free of warnings" sh -c '! dmesg | grep -E "WARNING:|BUG:|Oops|refcount_t"'
 t_done

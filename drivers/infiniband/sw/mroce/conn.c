@@ -74,7 +74,7 @@ void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path)
 	} while (path->sport == old);
 	dst_cache_reset(&path->dst);
 	path->rerolls++;
-	conn->stats.rerolls++;
+	mroce_count(conn->mdev, MROCE_CNT_REROLLS, 1);
 }
 
 static enum hrtimer_restart mroce_conn_timer(struct hrtimer *timer)

@@ -197,7 +197,9 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = MROCE_UVERBS_ABI_VERSION,
 
+	.alloc_hw_port_stats = mroce_alloc_hw_port_stats,
 	.dealloc_driver = mroce_dealloc_driver,
+	.get_hw_stats = mroce_get_hw_stats,
 	.get_dev_fw_str = mroce_get_dev_fw_str,
 	.get_link_layer = mroce_get_link_layer,
 	.get_port_immutable = mroce_get_port_immutable,

@@ -18,6 +18,8 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "stats.h"
+
 #define MROCE_PORT		1
 #define MROCE_GID_TBL_LEN	128
 #define MROCE_MAX_PD		0x10000
@@ -53,6 +55,7 @@ extern struct workqueue_struct *mroce_wq;
  * @conns: connections by addresses, RCU for readers
  * @conn_lock: protects @conns and @nconns for writers
  * @nconns: connections in @conns
+ * @counters: enum mroce_counter
  */
 struct mroce_dev {
 	struct ib_device ibdev;
@@ -76,6 +79,7 @@ struct mroce_dev {
 	DECLARE_HASHTABLE(conns, 8);
 	spinlock_t conn_lock;	/* writers of conns */
 	unsigned int nconns;
+	atomic64_t counters[MROCE_NUM_COUNTERS];
 };
 
 static inline struct mroce_dev *to_mdev(struct ib_device *ibdev)

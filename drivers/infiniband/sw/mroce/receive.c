@@ -77,14 +77,17 @@ static struct sk_buff *rx_data(struct mroce_conn *conn,
 		break;
 	case MROCE_RX_DUP:
 		/* Its ACK was lost or is late: say again what we have. */
-		conn->stats.dup_drops++;
+		mroce_count(conn->mdev, MROCE_CNT_DUPLICATES, 1);
 		return mroce_build_ack(conn, pkt->path, NULL);
 	default:
+		mroce_count(conn->mdev, MROCE_CNT_OUTSIDE_WINDOW, 1);
 		return NULL;
 	}
 	in_order = mroce_rxwin_record(rx, pkt->psn);
-	if (ce)
+	if (ce) {
 		rx->ce_count++;
+		mroce_count(conn->mdev, MROCE_CNT_ECN_MARKED, 1);
+	}
 	rx->unacked++;
 
 	s = mroce_stream_lookup(conn, pkt->dst_qpn);
@@ -109,8 +112,12 @@ static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt)
 		if (!mroce_txpath_ack(&path->tx, now, pkt->psn, pkt->sack,
 				      pkt->ce_count, mroce_stream_seg_acked, NULL,
 				      path->resend + path->nresend,
-				      MROCE_WINDOW - path->nresend, &res))
+				      MROCE_WINDOW - path->nresend, &res)) {
 			path->nresend += res.lost;
+			mroce_count(conn->mdev, MROCE_CNT_LOST, res.lost);
+			if (res.congested)
+				mroce_count(conn->mdev, MROCE_CNT_ECN_ECHOED, 1);
+		}
 	}
 	for (i = 0; i < pkt->nstreams; i++) {
 		struct mroce_ack_stream rec;
@@ -133,26 +140,35 @@ static int mroce_rx(struct net *net, struct sk_buff *skb,
 	struct mroce_pkt pkt;
 	bool kick;
 
-	if (mroce_wire_parse(skb->data, skb->len, skb->len, &pkt))
-		return -EINVAL;
-
 	rcu_read_lock();
 	mdev = mroce_dev_by_addr(net, laddr);
-	conn = mdev ? mroce_conn_lookup_rcu(mdev, laddr, raddr) : NULL;
+	if (!mdev) {
+		rcu_read_unlock();
+		return -ENODEV;
+	}
+	if (mroce_wire_parse(skb->data, skb->len, skb->len, &pkt)) {
+		mroce_count(mdev, MROCE_CNT_MALFORMED, 1);
+		rcu_read_unlock();
+		return -EINVAL;
+	}
+	conn = mroce_conn_lookup_rcu(mdev, laddr, raddr);
 	if (conn && !kref_get_unless_zero(&conn->ref))
 		conn = NULL;
-	rcu_read_unlock();
 	/* Connections start on our side only, when a local QP reaches RTR. */
+	if (!conn)
+		mroce_count(mdev, MROCE_CNT_NO_CONN, 1);
+	rcu_read_unlock();
 	if (!conn)
 		return -ENOENT;
 
 	spin_lock(&conn->lock);
-	conn->stats.rx_pkts++;
+	mroce_count(conn->mdev, MROCE_CNT_RX_PKTS, 1);
 	if (pkt.type == MROCE_PKT_HELLO) {
 		reply = rx_hello(conn, &pkt);
 	} else if (pkt.src_epoch != conn->peer_epoch ||
 		   pkt.dst_epoch != conn->epoch || !conn->peer_epoch) {
 		/* From or to an earlier incarnation: not ours. */
+		mroce_count(conn->mdev, MROCE_CNT_STALE_EPOCH, 1);
 	} else if (pkt.type == MROCE_PKT_DATA) {
 		reply = rx_data(conn, &pkt, skb->data + pkt.hdr_len, ce);
 	} else if (pkt.type == MROCE_PKT_ACK) {

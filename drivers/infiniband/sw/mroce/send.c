@@ -254,7 +254,7 @@ void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q)
 			kfree_skb(skb);
 			continue;
 		}
-		conn->stats.tx_pkts++;
+		mroce_count(conn->mdev, MROCE_CNT_TX_PKTS, 1);
 	}
 	rcu_read_unlock();
 	local_bh_enable();
@@ -297,7 +297,7 @@ static void tx_timeouts(struct mroce_conn *conn, u64 now)
 			struct mroce_txslot *slot = mroce_txpath_slot(&path->tx, psn);
 			struct mroce_seg *seg = slot->ctx;
 
-			conn->stats.timeouts++;
+			mroce_count(conn->mdev, MROCE_CNT_TIMEOUTS, 1);
 			path->resend[path->nresend++] = psn;
 			if (path->tx.backoff == 2)
 				mroce_path_reroll(conn, path);
@@ -327,7 +327,7 @@ static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
 			if (!skb)
 				break;
 			mroce_txpath_resent(&path->tx, psn, now);
-			conn->stats.retransmits++;
+			mroce_count(conn->mdev, MROCE_CNT_RETRANSMITS, 1);
 			__skb_queue_tail(q, skb);
 			sent++;
 		}
@@ -429,6 +429,7 @@ void mroce_tx_work(struct work_struct *work)
 		if (d && d <= now && mroce_stream_timer(s, now)) {
 			skb = build_probe(conn, conn->rr_path++ % conn->npaths,
 					  s->dest_qpn);
+			mroce_count(conn->mdev, MROCE_CNT_PROBES, 1);
 			if (skb)
 				__skb_queue_tail(&q, skb);
 		}

@@ -492,6 +492,12 @@ static struct mroce_seg *stream_resp_seg(struct mroce_stream *s)
 		mroce_resp_free(resp);
 		return seg;
 	}
+	if (!resp->len) {
+		/* A zero-length READ is answered by one empty response. */
+		seg->hdr.flags = MROCE_F_ACK_REQ;
+		mroce_resp_free(resp);
+		return seg;
+	}
 	n = min(s->mtu, resp->len - resp->sent);
 	seg->hdr.payload_len = n;
 	kref_get(&resp->mr->ref);
@@ -817,6 +823,8 @@ static struct mroce_rwqe *stream_recv(struct mroce_stream *s, u32 ssn, bool *bad
 	return r;
 }
 
+static void stream_run_request(struct mroce_stream *s, struct mroce_rmsg *m);
+
 /* Complete messages that are done, in order. */
 static void stream_advance(struct mroce_stream *s)
 {
@@ -826,7 +834,14 @@ static void stream_advance(struct mroce_stream *s)
 	for (;;) {
 		struct mroce_rmsg *m = &s->rmsg[s->rcv_done % MROCE_STREAM_WINDOW];
 
-		if (m->state != MROCE_RMSG_DONE || m->msn != s->rcv_done)
+		if (m->msn != s->rcv_done)
+			break;
+		if (m->state == MROCE_RMSG_REQUEST) {
+			stream_run_request(s, m);
+			if (s->error)
+				break;
+		}
+		if (m->state != MROCE_RMSG_DONE)
 			break;
 		if (m->recv) {
 			struct mroce_rwqe *r = &s->rwq[m->ssn & (s->rq_entries - 1)];
@@ -879,52 +894,56 @@ static void stream_rx_fatal(struct mroce_stream *s, struct mroce_rmsg *m,
 	}
 }
 
-static struct mroce_mr *stream_rkey(struct mroce_stream *s,
-				    const struct mroce_pkt *pkt, int access)
+static struct mroce_mr *stream_rkey(struct mroce_stream *s, u32 rkey, u64 va,
+				    u64 len, int access)
 {
 	struct mroce_qp *qp = s->qp;
 	struct mroce_mr *mr;
 
 	if ((qp->attr.qp_access_flags & access) != access)
 		return NULL;
-	mr = mroce_mr_get(to_mdev(qp->ibqp.device), pkt->rkey, true);
+	mr = mroce_mr_get(to_mdev(qp->ibqp.device), rkey, true);
 	if (!mr)
 		return NULL;
-	if (mroce_mr_check(mr, qp->ibqp.pd, pkt->va, pkt->msg_len, access)) {
+	if (mroce_mr_check(mr, qp->ibqp.pd, va, len, access)) {
 		mroce_mr_put(mr);
 		return NULL;
 	}
 	return mr;
 }
 
-static void stream_rx_atomic(struct mroce_stream *s, const struct mroce_pkt *pkt,
-			     struct mroce_mr *mr, struct mroce_resp *resp)
+static void stream_run_atomic(struct mroce_stream *s, struct mroce_rmsg *m,
+			      struct mroce_mr *mr, struct mroce_resp *resp)
 {
 	struct mroce_dev *mdev = to_mdev(s->qp->ibqp.device);
 	struct page *page;
 	u64 *word;
 
 	spin_lock(&mdev->atomic_lock);
-	word = mroce_mr_atomic_ptr(mr, pkt->va, &page);
+	word = mroce_mr_atomic_ptr(mr, m->va, &page);
 	resp->orig = *word;
-	if (pkt->opcode == MROCE_OP_FETCH_ADD)
-		*word = resp->orig + pkt->swap_add;
-	else if (resp->orig == pkt->compare)
-		*word = pkt->swap_add;
+	if (m->opcode == MROCE_OP_FETCH_ADD)
+		*word = resp->orig + m->swap_add;
+	else if (resp->orig == m->compare)
+		*word = m->swap_add;
 	if (page)
 		kunmap_local(word);
 	spin_unlock(&mdev->atomic_lock);
 }
 
-/* A READ_REQ or atomic: execute it and queue the response. */
-static void stream_rx_request(struct mroce_stream *s, struct mroce_rmsg *m,
-			      const struct mroce_pkt *pkt)
+/*
+ * Execute a READ or atomic and queue its response.  It runs only once
+ * every earlier message of the stream is complete, so it sees their
+ * effects, as IB ordering requires.
+ */
+static void stream_run_request(struct mroce_stream *s, struct mroce_rmsg *m)
 {
-	bool atomic = mroce_op_is_atomic(pkt->opcode);
+	bool atomic = mroce_op_is_atomic(m->opcode);
 	struct mroce_resp *resp;
 	struct mroce_mr *mr;
 
-	mr = stream_rkey(s, pkt, atomic ? IB_ACCESS_REMOTE_ATOMIC : IB_ACCESS_REMOTE_READ);
+	mr = stream_rkey(s, m->rkey, m->va, m->len,
+			 atomic ? IB_ACCESS_REMOTE_ATOMIC : IB_ACCESS_REMOTE_READ);
 	if (!mr) {
 		stream_rx_fatal(s, m, MROCE_NAK_REMOTE_ACCESS, IB_WC_REM_ACCESS_ERR);
 		return;
@@ -937,20 +956,15 @@ static void stream_rx_request(struct mroce_stream *s, struct mroce_rmsg *m,
 	}
 	resp->msn = m->msn;
 	resp->atomic = atomic;
+	resp->len = m->len;
 	if (atomic) {
-		resp->len = sizeof(u64);
-		stream_rx_atomic(s, pkt, mr, resp);
+		stream_run_atomic(s, m, mr, resp);
+		mroce_mr_put(mr);
+	} else if (!resp->len) {
 		mroce_mr_put(mr);
 	} else {
-		resp->len = pkt->msg_len;
-		resp->va = pkt->va;
+		resp->va = m->va;
 		resp->mr = mr;
-		if (!resp->len) {
-			/* A zero-length READ still answers: one empty response. */
-			mroce_mr_put(mr);
-			resp->mr = NULL;
-			resp->atomic = false;
-		}
 	}
 	list_add_tail(&resp->node, &s->resp_q);
 	stream_want_tx(s);
@@ -975,7 +989,7 @@ static void stream_rx_place(struct mroce_stream *s, struct mroce_rmsg *m,
 		if (!r) {
 			/* No receive posted for it: this message waits, others go on. */
 			m->rnr = true;
-			s->conn->stats.rnr_naks++;
+			mroce_count(s->conn->mdev, MROCE_CNT_RNR_NAKS_SENT, 1);
 			stream_nak(s, m, MROCE_NAK_RNR);
 			return;
 		}
@@ -986,7 +1000,8 @@ static void stream_rx_place(struct mroce_stream *s, struct mroce_rmsg *m,
 	}
 
 	if (pkt->opcode == MROCE_OP_WRITE || pkt->opcode == MROCE_OP_WRITE_IMM) {
-		mr = stream_rkey(s, pkt, IB_ACCESS_REMOTE_WRITE);
+		mr = stream_rkey(s, pkt->rkey, pkt->va, pkt->msg_len,
+				 IB_ACCESS_REMOTE_WRITE);
 		if (!mr) {
 			stream_rx_fatal(s, m, MROCE_NAK_REMOTE_ACCESS, IB_WC_REM_ACCESS_ERR);
 			return;
@@ -1089,7 +1104,8 @@ void mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 		m->imm = pkt->imm;
 		m->state = MROCE_RMSG_ACTIVE;
 	}
-	if (m->state == MROCE_RMSG_DONE || (s8)(pkt->gen - m->gen) < 0)
+	if (m->state == MROCE_RMSG_DONE || m->state == MROCE_RMSG_REQUEST ||
+	    (s8)(pkt->gen - m->gen) < 0)
 		return;
 	if (pkt->gen != m->gen) {
 		/* The sender started the message over after an RNR NAK. */
@@ -1102,11 +1118,16 @@ void mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 	if (pkt->flags & MROCE_F_SOLICITED)
 		m->solicited = true;
 
-	if (pkt->opcode == MROCE_OP_READ_REQ || mroce_op_is_atomic(pkt->opcode))
-		stream_rx_request(s, m, pkt);
-	else
+	if (pkt->opcode == MROCE_OP_READ_REQ || mroce_op_is_atomic(pkt->opcode)) {
+		m->va = pkt->va;
+		m->rkey = pkt->rkey;
+		m->swap_add = pkt->swap_add;
+		m->compare = pkt->compare;
+		m->state = MROCE_RMSG_REQUEST;
+	} else {
 		stream_rx_place(s, m, pkt, payload);
-	if (!s->error && m->state == MROCE_RMSG_DONE)
+	}
+	if (!s->error && m->state != MROCE_RMSG_ACTIVE)
 		stream_advance(s);
 }
 
@@ -1146,6 +1167,7 @@ void mroce_stream_progress(struct mroce_stream *s,
 		    w->gen == rec->nak_gen && w->state == MROCE_SWQE_SENT) {
 			switch (rec->nak) {
 			case MROCE_NAK_RNR:
+				mroce_count(s->conn->mdev, MROCE_CNT_RNR_NAKS_RCVD, 1);
 				if (!w->rnr_left) {
 					w->state = MROCE_SWQE_DONE;
 					w->status = IB_WC_RNR_RETRY_EXC_ERR;

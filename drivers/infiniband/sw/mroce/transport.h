@@ -60,7 +60,6 @@ struct mroce_path {
  * @timer: fires at the earliest path deadline; schedules @tx_work
  * @tx_work: the send engine
  * @npaths: number of paths
- * @stats: counters
  * @free_work: frees the connection after an RCU grace period
  * @rr_path: rotates the path scan, so equal paths take turns
  * @rx: receive side of each of the peer's paths (it may use more than we do)
@@ -83,15 +82,6 @@ struct mroce_conn {
 	struct hrtimer timer;
 	struct work_struct tx_work;
 	unsigned int npaths;
-	struct {
-		u64 tx_pkts;
-		u64 rx_pkts;
-		u64 retransmits;
-		u64 timeouts;
-		u64 rerolls;
-		u64 dup_drops;
-		u64 rnr_naks;
-	} stats;
 	struct rcu_work free_work;
 	unsigned int rr_path;
 	struct mroce_rxwin rx[MROCE_MAX_PATHS];
@@ -154,6 +144,7 @@ struct mroce_rwqe {
 enum mroce_rmsg_state {
 	MROCE_RMSG_FREE,
 	MROCE_RMSG_ACTIVE,	/* placing */
+	MROCE_RMSG_REQUEST,	/* READ/atomic, runs when it is the oldest */
 	MROCE_RMSG_DONE,	/* complete, waiting for earlier messages */
 };
 
@@ -171,6 +162,10 @@ enum mroce_rmsg_state {
  * @solicited: the sender asked for a solicited event
  * @rnr: this generation was RNR NAKed; its packets are dropped
  * @status: completion status of the receive (IB_WC_SUCCESS or an error)
+ * @va: READ/atomic: remote address
+ * @rkey: READ/atomic: remote key
+ * @swap_add: atomic operand
+ * @compare: compare-and-swap operand
  */
 struct mroce_rmsg {
 	u32 msn;
@@ -185,6 +180,10 @@ struct mroce_rmsg {
 	bool solicited;
 	bool rnr;
 	enum ib_wc_status status;
+	u64 va;
+	u32 rkey;
+	u64 swap_add;
+	u64 compare;
 };
 
 /**

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Device counters, shown by "rdma statistic show link DEV/1".
+ */
+#ifndef MROCE_STATS_H
+#define MROCE_STATS_H
+
+#include <linux/atomic.h>
+
+enum mroce_counter {
+	MROCE_CNT_TX_PKTS,
+	MROCE_CNT_RX_PKTS,
+	MROCE_CNT_RETRANSMITS,
+	MROCE_CNT_LOST,
+	MROCE_CNT_TIMEOUTS,
+	MROCE_CNT_REROLLS,
+	MROCE_CNT_DUPLICATES,
+	MROCE_CNT_ECN_MARKED,
+	MROCE_CNT_ECN_ECHOED,
+	MROCE_CNT_RNR_NAKS_SENT,
+	MROCE_CNT_RNR_NAKS_RCVD,
+	MROCE_CNT_STALE_EPOCH,
+	MROCE_CNT_MALFORMED,
+	MROCE_CNT_NO_CONN,
+	MROCE_CNT_OUTSIDE_WINDOW,
+	MROCE_CNT_PROBES,
+	MROCE_NUM_COUNTERS
+};
+
+struct mroce_dev;
+struct ib_device;
+struct rdma_hw_stats;
+
+void mroce_count(struct mroce_dev *mdev, enum mroce_counter c, u64 n);
+struct rdma_hw_stats *mroce_alloc_hw_port_stats(struct ib_device *ibdev,
+						u32 port_num);
+int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		       u32 port, int index);
+
+#endif /* MROCE_STATS_H */
