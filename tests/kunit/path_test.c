@@ -246,7 +246,8 @@ static void tx_timeout_test(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, mroce_txpath_timeout(tp, MROCE_RTO_INIT_US, &psn));
 	KUNIT_EXPECT_EQ(test, psn, 0);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 1);
+	/* A single expiry halves the window... */
+	KUNIT_EXPECT_EQ(test, tp->cwnd, MROCE_CWND_INIT / 2);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_slot(tp, 0)->expiries, 1);
 
 	/* Resent at T: next expiry after a doubled RTO; psn 1 is older now. */
@@ -255,6 +256,8 @@ static void tx_timeout_test(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, mroce_txpath_timeout(tp, 10 + 2 * MROCE_RTO_INIT_US, &psn));
 	KUNIT_EXPECT_EQ(test, psn, 1);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 2);
+	/* ...a second one in a row collapses it. */
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 1);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_rto(tp), 4 * MROCE_RTO_INIT_US);
 	/* Backoff is capped. */
 	tp->backoff = 40;

@@ -362,9 +362,10 @@ u64 mroce_txpath_deadline(const struct mroce_txpath *tp)
  * @psn: set to the packet to send again
  *
  * If the oldest outstanding packet has waited a whole (backed-off) RTO,
- * it is due again: the timeout doubles and the window collapses to one
- * packet, since the route may be dead.  The caller re-rolls the path's
- * source port once @tp->backoff reaches 2.
+ * it is due again: the timeout doubles and the window halves; on the
+ * second expiry in a row it collapses to one packet, since the route may
+ * be dead.  The caller re-rolls the path's source port once
+ * @tp->backoff reaches 2.
  *
  * Return: true if @psn must be sent again.
  */
@@ -378,8 +379,12 @@ bool mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us, u32 *psn)
 	if (slot->expiries < U8_MAX)
 		slot->expiries++;
 	tp->backoff++;
+	/*
+	 * One expiry may be a late ACK, not a dead route: halve the window.
+	 * A second one in a row without progress collapses it to one packet.
+	 */
 	tp->ssthresh = max(tp->cwnd / 2, 2U);
-	tp->cwnd = 1;
+	tp->cwnd = tp->backoff >= 2 ? 1 : tp->ssthresh;
 	tp->cwnd_acc = 0;
 	tp->recover = tp->nxt;
 	slot->state = MROCE_SLOT_LOST;

@@ -1198,6 +1198,20 @@ void mroce_stream_progress(struct mroce_stream *s,
 	stream_complete_sends(s);
 }
 
+/*
+ * How long a stream waits for progress before probing: long enough that
+ * a busy connection, whose completions lag by a few RTOs, is not probed.
+ */
+static u64 stream_probe_us(struct mroce_stream *s)
+{
+	u64 t = MROCE_PROBE_MIN_US;
+	unsigned int i;
+
+	for (i = 0; i < s->conn->npaths; i++)
+		t = max_t(u64, t, 2 * mroce_txpath_rto(&s->conn->path[i].tx));
+	return t;
+}
+
 /**
  * mroce_stream_deadline() - when the stream needs the timer
  * @s: the stream
@@ -1218,7 +1232,7 @@ u64 mroce_stream_deadline(struct mroce_stream *s)
 			t = w->resume_us;
 	}
 	if (s->wait_since_us && s->sq_done != s->sq_fetch) {
-		u64 probe = s->wait_since_us + MROCE_PROBE_MIN_US;
+		u64 probe = s->wait_since_us + stream_probe_us(s);
 
 		if (!t || probe < t)
 			t = probe;
@@ -1239,7 +1253,7 @@ bool mroce_stream_timer(struct mroce_stream *s, u64 now_us)
 		return false;
 	stream_want_tx(s);
 	if (s->wait_since_us && s->sq_done != s->sq_fetch &&
-	    now_us >= s->wait_since_us + MROCE_PROBE_MIN_US) {
+	    now_us >= s->wait_since_us + stream_probe_us(s)) {
 		s->wait_since_us = now_us;
 		return true;
 	}
