@@ -236,6 +236,29 @@ static void rnr_one_message_test(struct kunit *test)
 	fixture_exit(&f);
 }
 
+static void send_longer_than_receive_test(struct kunit *test)
+{
+	struct fixture f;
+
+	fixture_init(test, &f);
+	post_recv(&f, 0);
+	send_pkt(&f, 0, 100, 0, 100);
+	post_recv(&f, 1);
+	/* Message 1 needs 5000 bytes; its receive has BUF (4096). */
+	send_pkt(&f, 1, 5000, 0, 1000);
+	KUNIT_EXPECT_EQ(test, f.s->report.nak, MROCE_NAK_INVALID_REQUEST);
+	KUNIT_EXPECT_EQ(test, f.s->report.nak_msn, 1);
+	/* Progress stops before the failed message: only the NAK tells. */
+	KUNIT_EXPECT_EQ(test, f.s->report.msn_done, 1);
+	KUNIT_ASSERT_EQ(test, cqes(&f), 2);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 0)->status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 1)->wr_id, 101);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 1)->status, IB_WC_LOC_LEN_ERR);
+	KUNIT_EXPECT_EQ(test, f.qp->state, IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, f.buf[1][0], 0);
+	fixture_exit(&f);
+}
+
 static void bad_rkey_writes_nothing_test(struct kunit *test)
 {
 	struct fixture f;
@@ -268,6 +291,7 @@ static void bad_rkey_writes_nothing_test(struct kunit *test)
 static struct kunit_case mroce_stream_cases[] = {
 	KUNIT_CASE(in_order_completion_test),
 	KUNIT_CASE(rnr_one_message_test),
+	KUNIT_CASE(send_longer_than_receive_test),
 	KUNIT_CASE(bad_rkey_writes_nothing_test),
 	{}
 };

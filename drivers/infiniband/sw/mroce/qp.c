@@ -186,7 +186,7 @@ static void mroce_qp_copy_attr(struct mroce_qp *qp, struct ib_qp_attr *attr,
 	if (mask & IB_QP_PORT)
 		a->port_num = attr->port_num;
 	if (mask & IB_QP_AV)
-		rdma_copy_ah_attr(&a->ah_attr, &attr->ah_attr);
+		rdma_replace_ah_attr(&a->ah_attr, &attr->ah_attr);
 	if (mask & IB_QP_PATH_MTU)
 		a->path_mtu = attr->path_mtu;
 	if (mask & IB_QP_TIMEOUT)
@@ -315,9 +315,12 @@ int mroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct mroce_qp *qp = to_mqp(ibqp);
 
+	/*
+	 * A plain copy: callers of query_qp do not release the source GID
+	 * reference, so the QP lends its own.
+	 */
 	mutex_lock(&qp->mutex);
 	*attr = qp->attr;
-	rdma_copy_ah_attr(&attr->ah_attr, &qp->attr.ah_attr);
 	attr->qp_state = READ_ONCE(qp->state);
 	attr->cur_qp_state = attr->qp_state;
 	attr->cap.max_send_wr = qp->sq->entries;

@@ -121,8 +121,12 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 		if (n == pkt.nstreams)
 			break;
 		mroce_wire_put_stream(buf, n++, &s->report);
-		/* A NAK is said once; progress is said again on probes. */
-		s->report.nak = MROCE_NAK_NONE;
+		/*
+		 * An RNR NAK is said once (the sender resends on its own
+		 * timer); a fatal one stays in the record, so probes repeat it.
+		 */
+		if (s->report.nak == MROCE_NAK_RNR)
+			s->report.nak = MROCE_NAK_NONE;
 		list_del_init(&s->ack_node);
 	}
 	rx->unacked = 0;

@@ -868,21 +868,40 @@ static void stream_advance(struct mroce_stream *s)
 			mroce_ring_consumed(qp->rq, s->rq_done);
 		}
 		m->state = MROCE_RMSG_FREE;
-		s->rcv_done++;
-		moved = true;
 		if (m->status != IB_WC_SUCCESS) {
+			/*
+			 * msn_done stays before the failed message, so the NAK
+			 * is the only news the requester gets of it.
+			 */
 			mroce_stream_fail(s, IB_WC_WR_FLUSH_ERR);
 			break;
 		}
+		s->rcv_done++;
+		moved = true;
 	}
 	if (moved)
 		stream_report(s);
+}
+
+static void stream_event(struct mroce_stream *s, enum ib_event_type type)
+{
+	struct ib_qp *ibqp = &s->qp->ibqp;
+	struct ib_event ev = {
+		.device = ibqp->device,
+		.element.qp = ibqp,
+		.event = type,
+	};
+
+	if (ibqp->event_handler)
+		ibqp->event_handler(&ev, ibqp->qp_context);
 }
 
 /* Fatal responder error: NAK the message, fail the QP after reporting. */
 static void stream_rx_fatal(struct mroce_stream *s, struct mroce_rmsg *m,
 			    u8 nak, enum ib_wc_status status)
 {
+	stream_event(s, nak == MROCE_NAK_REMOTE_ACCESS ? IB_EVENT_QP_ACCESS_ERR :
+							 IB_EVENT_QP_REQ_ERR);
 	stream_nak(s, m, nak);
 	m->status = status;
 	if (m->recv) {
@@ -1144,21 +1163,7 @@ void mroce_stream_progress(struct mroce_stream *s,
 
 	if (!s->qp || s->error)
 		return;
-	if (mroce_seq_before(s->remote_done, rec->msn_done) &&
-	    !mroce_seq_before(s->snd_msn, rec->msn_done)) {
-		s->remote_done = rec->msn_done;
-		/* SENDs and WRITEs complete when the peer has placed them. */
-		for (i = s->sq_done; i != s->sq_fetch; i++) {
-			struct mroce_swqe *w = swqe_at(s, i);
-
-			if (!mroce_seq_before(w->msn, s->remote_done))
-				break;
-			if (w->state == MROCE_SWQE_SENT && !op_is_rd_atomic(w->wqe.opcode))
-				w->state = MROCE_SWQE_DONE;
-		}
-		stream_want_tx(s);
-	}
-
+	/* The NAK first: a message it fails must not complete as a success. */
 	if (rec->nak != MROCE_NAK_NONE && s->sq_done != s->sq_fetch) {
 		u32 index = s->sq_done + (rec->nak_msn - swqe_at(s, s->sq_done)->msn);
 		struct mroce_swqe *w = swqe_at(s, index);
@@ -1195,6 +1200,21 @@ void mroce_stream_progress(struct mroce_stream *s,
 			}
 		}
 	}
+	if (mroce_seq_before(s->remote_done, rec->msn_done) &&
+	    !mroce_seq_before(s->snd_msn, rec->msn_done)) {
+		s->remote_done = rec->msn_done;
+		/* SENDs and WRITEs complete when the peer has placed them. */
+		for (i = s->sq_done; i != s->sq_fetch; i++) {
+			struct mroce_swqe *w = swqe_at(s, i);
+
+			if (!mroce_seq_before(w->msn, s->remote_done))
+				break;
+			if (w->state == MROCE_SWQE_SENT && !op_is_rd_atomic(w->wqe.opcode))
+				w->state = MROCE_SWQE_DONE;
+		}
+		stream_want_tx(s);
+	}
+
 	stream_complete_sends(s);
 }
 
