@@ -10,7 +10,7 @@
 
 MODULE := drivers/infiniband/sw/mroce/mroce.ko
 
-.PHONY: all module provider verify deps lint kunit vm-test check demo vm-shell clean
+.PHONY: all module provider verify deps lint kunit vm-test check demo vm-shell bench-loss clean
 
 all: module provider verify
 
@@ -41,6 +41,10 @@ check:
 
 demo:
 	scripts/demo
+
+# Goodput of mroce and rxe side by side under loss (slow: minutes).
+bench-loss:
+	scripts/bench-loss
 
 vm-shell: module
 	scripts/vm shell --module $(MODULE)

@@ -68,5 +68,10 @@ if [ "$type" = mroce ]; then
 	t_run "counters: no malformed or stale packets" sh -c \
 		"echo '$stats' | grep -qE 'malformed_drops 0 ' && echo '$stats' | grep -qE 'stale_epoch_drops 0 '"
 fi
+if [ "$type" = mroce ]; then
+	# Connections and their timers must go cleanly with the module.
+	vm_barrier unload
+	t_run "unload with connections present" modprobe -r mroce
+fi
 t_run "kernel log free of warnings" sh -c '! dmesg | grep -E "WARNING:|BUG:|Oops|refcount_t"'
 t_done

@@ -235,5 +235,7 @@ void mroce_conn_cleanup(struct mroce_dev *mdev)
 	}
 	mdev->nconns = 0;
 	spin_unlock_bh(&mdev->conn_lock);
+	/* The frees are queued after a grace period: let them all run. */
+	rcu_barrier();
 	flush_workqueue(mroce_wq);
 }
