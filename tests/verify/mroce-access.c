@@ -66,11 +66,7 @@
 
 #include <infiniband/verbs.h>
 
-#define EXIT_FAIL	1
-#define EXIT_SETUP	2
-#define EXIT_TIMEOUT	3
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#include "oob.h"
 
 #define MR_LEN		8192	/* each target region */
 #define GUARD		3000	/* unregistered bytes each side of a region */
@@ -213,14 +209,6 @@ static volatile const char *cur_case = "setup";
 /* ------------------------------------------------------------------------ */
 /* Output */
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void info(const char *fmt, ...)
 {
@@ -320,51 +308,6 @@ static void fill_payload(uint8_t *p, uint64_t remote, size_t len)
 /* ------------------------------------------------------------------------ */
 /* TCP */
 
-static void put_be32(uint8_t *p, uint32_t x)
-{
-	x = htobe32(x);
-	memcpy(p, &x, 4);
-}
-
-static void put_be64(uint8_t *p, uint64_t x)
-{
-	x = htobe64(x);
-	memcpy(p, &x, 8);
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	uint32_t x;
-
-	memcpy(&x, p, 4);
-	return be32toh(x);
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	uint64_t x;
-
-	memcpy(&x, p, 8);
-	return be64toh(x);
-}
-
-static bool send_all(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= n;
-	}
-	return true;
-}
-
 static void send_msg(uint32_t type, uint32_t idx, const uint64_t *w,
 		     const char *text)
 {
@@ -387,32 +330,21 @@ static void send_msg(uint32_t type, uint32_t idx, const uint64_t *w,
 /* The next record, which must be of this type and case, before the deadline. */
 static void recv_msg(uint32_t type, uint32_t idx, struct msg *m)
 {
-	uint8_t rec[MSG_BYTES], *p = rec;
-	size_t len = sizeof(rec);
+	uint8_t rec[MSG_BYTES];
 
-	while (len) {
-		struct pollfd pfd = { .fd = g.sock, .events = POLLIN };
-		int ms = (g.deadline - now()) * 1000;
-		ssize_t n;
-
-		if (ms <= 0)
-			die(EXIT_TIMEOUT, "timeout (-t %u) waiting for the peer",
-			    g.timeout);
-		if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
-			die(EXIT_FAIL, "poll: %s", strerror(errno));
-		n = recv(g.sock, p, len, MSG_DONTWAIT);
-		if (n == 0) {
-			close(g.sock);
-			g.sock = -1;
-			die(EXIT_FAIL, "the peer closed the TCP connection");
-		}
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			die(EXIT_FAIL, "TCP receive: %s", strerror(errno));
-		}
-		p += n;
-		len -= n;
+	switch (recv_all(g.sock, rec, sizeof(rec), g.deadline)) {
+	case OOB_OK:
+		break;
+	case OOB_TIMEOUT:
+		die(EXIT_TIMEOUT, "timeout (-t %u) waiting for the peer", g.timeout);
+	case OOB_POLL_ERR:
+		die(EXIT_FAIL, "poll: %s", strerror(errno));
+	case OOB_EOF:
+		close(g.sock);
+		g.sock = -1;
+		die(EXIT_FAIL, "the peer closed the TCP connection");
+	case OOB_RECV_ERR:
+		die(EXIT_FAIL, "TCP receive: %s", strerror(errno));
 	}
 	m->type = get_be32(rec);
 	m->idx = get_be32(rec + 4);
@@ -432,132 +364,42 @@ static void recv_msg(uint32_t type, uint32_t idx, struct msg *m)
 
 static void tcp_accept(void)
 {
-	struct addrinfo hints = {
-		.ai_flags = AI_PASSIVE,
-		.ai_family = AF_UNSPEC,
-		.ai_socktype = SOCK_STREAM,
-	};
-	struct addrinfo *res, *ai;
-	int fd = -1, one = 1, zero = 0, ret;
-	struct pollfd pfd;
+	int fd, gai_err;
 
-	ret = getaddrinfo(NULL, g.port, &hints, &res);
-	if (ret)
-		die(EXIT_SETUP, "port %s: %s", g.port, gai_strerror(ret));
-	/* Prefer a dual-stack IPv6 socket: it takes IPv4 clients too. */
-	for (int pass = 0; pass < 2 && fd < 0; pass++) {
-		for (ai = res; ai; ai = ai->ai_next) {
-			if ((ai->ai_family == AF_INET6) != (pass == 0))
-				continue;
-			fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-			if (fd < 0)
-				continue;
-			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-			if (ai->ai_family == AF_INET6)
-				setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
-					   sizeof(zero));
-			if (!bind(fd, ai->ai_addr, ai->ai_addrlen) && !listen(fd, 1))
-				break;
-			close(fd);
-			fd = -1;
-		}
-	}
-	freeaddrinfo(res);
+	fd = oob_listen(g.port, &gai_err);
+	if (gai_err)
+		die(EXIT_SETUP, "port %s: %s", g.port, gai_strerror(gai_err));
 	if (fd < 0)
 		die(EXIT_SETUP, "cannot listen on TCP port %s: %s", g.port,
 		    strerror(errno));
 	info("waiting for the client on TCP port %s", g.port);
-	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
-	for (;;) {
-		int ms = (g.deadline - now()) * 1000;
-
-		if (ms <= 0)
-			die(EXIT_TIMEOUT, "timeout: no client connected within %u s",
-			    g.timeout);
-		if (poll(&pfd, 1, ms) > 0) {
-			g.sock = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-			if (g.sock >= 0)
-				break;
-		}
-	}
+	g.sock = oob_accept(fd, g.deadline);
+	if (g.sock < 0)
+		die(EXIT_TIMEOUT, "timeout: no client connected within %u s",
+		    g.timeout);
 	close(fd);
-}
-
-/* Non-blocking connect bounded by 5 s and the deadline. */
-static int connect_once(const struct addrinfo *ai)
-{
-	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-	int err = 0, ms;
-	socklen_t len = sizeof(err);
-
-	if (fd < 0)
-		return -1;
-	if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
-		goto connected;
-	if (errno != EINPROGRESS)
-		goto fail;
-	ms = (g.deadline - now()) * 1000;
-	if (ms > 5000)
-		ms = 5000;
-	if (ms <= 0 || poll(&pfd, 1, ms) <= 0) {
-		errno = ETIMEDOUT;
-		goto fail;
-	}
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) || err) {
-		errno = err;
-		goto fail;
-	}
-connected:
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return fd;
-fail:
-	close(fd);
-	return -1;
 }
 
 /* The server may not listen yet: retry until the deadline. */
 static void tcp_connect(void)
 {
-	struct addrinfo hints = {
-		.ai_family = AF_UNSPEC,
-		.ai_socktype = SOCK_STREAM,
-	};
-	struct addrinfo *res, *ai;
-	int ret, err = 0;
+	struct addrinfo *res;
+	int ret;
 
-	ret = getaddrinfo(g.server, g.port, &hints, &res);
+	ret = oob_resolve(g.server, g.port, &res);
 	if (ret)
 		die(EXIT_SETUP, "%s port %s: %s", g.server, g.port, gai_strerror(ret));
 	info("connecting to %s port %s", g.server, g.port);
-	for (;;) {
-		for (ai = res; ai && g.sock < 0; ai = ai->ai_next) {
-			g.sock = connect_once(ai);
-			if (g.sock < 0 && (errno != ETIMEDOUT || !err))
-				err = errno;
-		}
-		if (g.sock >= 0)
-			break;
-		if (now() + 0.2 >= g.deadline)
-			die(EXIT_TIMEOUT, "timeout: cannot connect to %s port %s: %s",
-			    g.server, g.port, strerror(err));
-		usleep(200000);
-	}
+	g.sock = oob_connect(res, g.deadline);
+	if (g.sock < 0)
+		die(EXIT_TIMEOUT, "timeout: cannot connect to %s port %s: %s",
+		    g.server, g.port, strerror(errno));
 	freeaddrinfo(res);
 	setsockopt(g.sock, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 }
 
 /* ------------------------------------------------------------------------ */
 /* Device */
-
-static bool gid_is_ipv4(const union ibv_gid *gid)
-{
-	static const uint8_t prefix[12] = {
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
-	};
-
-	return !memcmp(gid->raw, prefix, sizeof(prefix));
-}
 
 /*
  * Without -g, the IPv4-mapped RoCE v2 GID.  The table is filled
@@ -575,18 +417,10 @@ static void pick_gid(void)
 			    strerror(errno));
 		goto found;
 	}
-	for (;;) {
-		for (int i = 0; i < g.port_attr.gid_tbl_len; i++) {
-			if (ibv_query_gid_ex(g.ctx, 1, i, &e, 0))
-				continue;
-			if (e.gid_type == IBV_GID_TYPE_ROCE_V2 && gid_is_ipv4(&e.gid))
-				goto found;
-		}
-		if (now() >= give_up || now() >= g.deadline)
-			die(EXIT_SETUP, "%s port 1 has no IPv4 RoCE v2 GID (use -g)",
-			    g.dev);
-		usleep(100000);
-	}
+	if (!find_ipv4_roce_gid(g.ctx, 1, g.port_attr.gid_tbl_len,
+				give_up < g.deadline ? give_up : g.deadline, &e))
+		die(EXIT_SETUP, "%s port 1 has no IPv4 RoCE v2 GID (use -g)",
+		    g.dev);
 found:
 	g.gid_index = e.gid_index;
 	g.gid = e.gid;
@@ -706,20 +540,6 @@ struct side {
 	unsigned int events;	/* CQ events to ack */
 };
 
-static const char *qp_state_str(struct ibv_qp *qp)
-{
-	static const char *const names[] = {
-		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
-	};
-	struct ibv_qp_attr attr;
-	struct ibv_qp_init_attr init;
-
-	if (ibv_query_qp(qp, &attr, IBV_QP_STATE, &init))
-		return "?";
-	return attr.qp_state < ARRAY_SIZE(names) ? names[attr.qp_state] : "?";
-}
-
-/* CQs and a QP in INIT; on failure the reason is in r. */
 static void side_create(struct side *s, const struct acase *c, unsigned int idx,
 			struct res *r)
 {

@@ -82,6 +82,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "oob.h"
+
 #define GUARD		64	/* poisoned bytes checked each side of a range */
 #define OFFSET_SPAN	4096	/* ranges start anywhere in a slot's first 4 KiB */
 #define MAX_GAP		64	/* bytes between scatter/gather pieces, at most */
@@ -93,12 +95,7 @@
 #define MAX_REPORTS	25	/* detailed error lines printed, at most */
 #define GOLDEN		0x9e3779b97f4a7c15ULL
 
-#define EXIT_FAIL	1
-#define EXIT_SETUP	2
-#define EXIT_TIMEOUT	3
-
 #define ALIGN64(x)	(((x) + 63) & ~(size_t)63)
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Functions, not macros: arguments are often random draws, evaluated once. */
 static inline uint64_t umin(uint64_t a, uint64_t b)
@@ -327,14 +324,6 @@ struct verify {
 
 /* ------------------------------------------------------------------------ */
 /* Output and errors */
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void say(struct verify *v, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -692,77 +681,19 @@ static void count_corrupt(struct verify *v, const struct qpc *q,
 /* ------------------------------------------------------------------------ */
 /* TCP control channel */
 
-static void put_be32(uint8_t *p, uint32_t x)
+/* Read exactly len bytes (and no more) before the deadline: 0 or -errno. */
+static int recv_exact(struct verify *v, void *buf, size_t len)
 {
-	x = htobe32(x);
-	memcpy(p, &x, 4);
-}
-
-static void put_be64(uint8_t *p, uint64_t x)
-{
-	x = htobe64(x);
-	memcpy(p, &x, 8);
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	uint32_t x;
-
-	memcpy(&x, p, 4);
-	return be32toh(x);
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	uint64_t x;
-
-	memcpy(&x, p, 8);
-	return be64toh(x);
-}
-
-static bool send_all(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= n;
+	switch (recv_all(v->sock, buf, len, v->deadline)) {
+	case OOB_OK:
+		return 0;
+	case OOB_TIMEOUT:
+		return -ETIMEDOUT;
+	case OOB_EOF:
+		return -ECONNRESET;
+	default:
+		return -errno;
 	}
-	return true;
-}
-
-/* Read exactly len bytes (and no more) before the deadline. */
-static int recv_all(struct verify *v, void *buf, size_t len)
-{
-	uint8_t *p = buf;
-
-	while (len) {
-		struct pollfd pfd = { .fd = v->sock, .events = POLLIN };
-		int ms = (v->deadline - now()) * 1000;
-		ssize_t n;
-
-		if (ms <= 0)
-			return -ETIMEDOUT;
-		if (poll(&pfd, 1, ms) < 0 && errno != EINTR)
-			return -errno;
-		n = recv(v->sock, p, len, MSG_DONTWAIT);
-		if (n == 0)
-			return -ECONNRESET;
-		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= n;
-	}
-	return 0;
 }
 
 static void ctl_send(struct verify *v, uint32_t type, uint32_t qp, uint64_t a,
@@ -784,139 +715,44 @@ static void ctl_send(struct verify *v, uint32_t type, uint32_t qp, uint64_t a,
 	}
 }
 
-static int tcp_listen(struct verify *v)
-{
-	struct addrinfo hints = {
-		.ai_flags = AI_PASSIVE,
-		.ai_family = AF_UNSPEC,
-		.ai_socktype = SOCK_STREAM,
-	};
-	struct addrinfo *res, *ai;
-	int fd = -1, one = 1, zero = 0, ret;
-
-	ret = getaddrinfo(NULL, v->cfg.port, &hints, &res);
-	if (ret)
-		stop(v, EXIT_SETUP, "port %s: %s", v->cfg.port, gai_strerror(ret));
-	/* Prefer a dual-stack IPv6 socket: it takes IPv4 clients too. */
-	for (int pass = 0; pass < 2 && fd < 0; pass++) {
-		for (ai = res; ai; ai = ai->ai_next) {
-			if ((ai->ai_family == AF_INET6) != (pass == 0))
-				continue;
-			fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-			if (fd < 0)
-				continue;
-			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-			if (ai->ai_family == AF_INET6)
-				setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
-					   sizeof(zero));
-			if (!bind(fd, ai->ai_addr, ai->ai_addrlen) && !listen(fd, 1))
-				break;
-			close(fd);
-			fd = -1;
-		}
-	}
-	freeaddrinfo(res);
-	if (fd < 0)
-		stop(v, EXIT_SETUP, "cannot listen on TCP port %s: %s",
-		     v->cfg.port, strerror(errno));
-	return fd;
-}
-
 static void tcp_accept(struct verify *v)
 {
-	int lfd = tcp_listen(v);
-	struct pollfd pfd = { .fd = lfd, .events = POLLIN };
+	int lfd, gai_err;
 
+	lfd = oob_listen(v->cfg.port, &gai_err);
+	if (gai_err)
+		stop(v, EXIT_SETUP, "port %s: %s", v->cfg.port, gai_strerror(gai_err));
+	if (lfd < 0)
+		stop(v, EXIT_SETUP, "cannot listen on TCP port %s: %s",
+		     v->cfg.port, strerror(errno));
 	say(v, "waiting for the client on TCP port %s", v->cfg.port);
-	for (;;) {
-		int ms = (v->deadline - now()) * 1000;
-
-		if (ms <= 0)
-			stop(v, EXIT_TIMEOUT, "timeout: no client connected within %u s",
-			     v->cfg.timeout);
-		if (poll(&pfd, 1, ms) > 0) {
-			v->sock = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-			if (v->sock >= 0)
-				break;
-		}
-	}
+	v->sock = oob_accept(lfd, v->deadline);
+	if (v->sock < 0)
+		stop(v, EXIT_TIMEOUT, "timeout: no client connected within %u s",
+		     v->cfg.timeout);
 	close(lfd);
-}
-
-/* Non-blocking connect bounded by `secs` and the deadline. */
-static int connect_once(struct verify *v, const struct addrinfo *ai, double secs)
-{
-	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-	int err = 0, ms;
-	socklen_t len = sizeof(err);
-
-	if (fd < 0)
-		return -1;
-	if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
-		goto connected;
-	if (errno != EINPROGRESS)
-		goto fail;
-	ms = dmin(secs, v->deadline - now()) * 1000;
-	if (ms <= 0 || poll(&pfd, 1, ms) <= 0) {
-		errno = ETIMEDOUT;
-		goto fail;
-	}
-	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) || err) {
-		errno = err;
-		goto fail;
-	}
-connected:
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	return fd;
-fail:
-	close(fd);
-	return -1;
 }
 
 /* The server may not listen yet: retry until the deadline. */
 static void tcp_connect(struct verify *v)
 {
-	struct addrinfo hints = {
-		.ai_family = AF_UNSPEC,
-		.ai_socktype = SOCK_STREAM,
-	};
-	struct addrinfo *res, *ai;
-	int ret, err = 0;
+	struct addrinfo *res;
+	int ret;
 
-	ret = getaddrinfo(v->cfg.server, v->cfg.port, &hints, &res);
+	ret = oob_resolve(v->cfg.server, v->cfg.port, &res);
 	if (ret)
 		stop(v, EXIT_SETUP, "%s port %s: %s", v->cfg.server, v->cfg.port,
 		     gai_strerror(ret));
 	say(v, "connecting to %s port %s", v->cfg.server, v->cfg.port);
-	for (;;) {
-		for (ai = res; ai && v->sock < 0; ai = ai->ai_next) {
-			v->sock = connect_once(v, ai, 5);
-			/* Keep the reason of a real failure over a late timeout. */
-			if (v->sock < 0 && (errno != ETIMEDOUT || !err))
-				err = errno;
-		}
-		if (v->sock >= 0)
-			break;
-		if (now() + 0.2 >= v->deadline)
-			stop(v, EXIT_TIMEOUT, "timeout: cannot connect to %s port %s: %s",
-			     v->cfg.server, v->cfg.port, strerror(err));
-		usleep(200000);
-	}
+	v->sock = oob_connect(res, v->deadline);
+	if (v->sock < 0)
+		stop(v, EXIT_TIMEOUT, "timeout: cannot connect to %s port %s: %s",
+		     v->cfg.server, v->cfg.port, strerror(errno));
 	freeaddrinfo(res);
 }
 
 /* ------------------------------------------------------------------------ */
 /* Device and QP setup */
-
-static bool gid_is_ipv4(const union ibv_gid *gid)
-{
-	static const uint8_t prefix[12] = {
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
-	};
-
-	return !memcmp(gid->raw, prefix, sizeof(prefix));
-}
 
 static const char *gid_str(const union ibv_gid *gid, char *buf)
 {
@@ -955,18 +791,10 @@ static void pick_gid(struct verify *v)
 			     strerror(errno));
 		goto found;
 	}
-	for (;;) {
-		for (int i = 0; i < v->port_attr.gid_tbl_len; i++) {
-			if (ibv_query_gid_ex(v->ctx, v->cfg.ib_port, i, &e, 0))
-				continue;
-			if (e.gid_type == IBV_GID_TYPE_ROCE_V2 && gid_is_ipv4(&e.gid))
-				goto found;
-		}
-		if (now() >= give_up)
-			stop(v, EXIT_SETUP, "%s port %u has no IPv4 RoCE v2 GID (use -g)",
-			     v->cfg.dev, v->cfg.ib_port);
-		usleep(100000);
-	}
+	if (!find_ipv4_roce_gid(v->ctx, v->cfg.ib_port, v->port_attr.gid_tbl_len,
+				give_up, &e))
+		stop(v, EXIT_SETUP, "%s port %u has no IPv4 RoCE v2 GID (use -g)",
+		     v->cfg.dev, v->cfg.ib_port);
 found:
 	v->gid_index = e.gid_index;
 	v->gid = e.gid;
@@ -1241,7 +1069,7 @@ static void exchange(struct verify *v)
 	if (!send_all(v->sock, out, len))
 		stop(v, EXIT_FAIL, "sending the setup to the peer: %s", strerror(errno));
 
-	ret = recv_all(v, in, H_WORDS * 8);
+	ret = recv_exact(v, in, H_WORDS * 8);
 	if (ret)
 		stop(v, ret == -ETIMEDOUT ? EXIT_TIMEOUT : EXIT_FAIL,
 		     "receiving the peer's setup: %s", strerror(-ret));
@@ -1256,7 +1084,7 @@ static void exchange(struct verify *v)
 			stop(v, EXIT_SETUP, "configuration differs from the peer's: %s %" PRIu64
 			     " here, %" PRIu64 " there", what[k], mine[k], theirs);
 	}
-	ret = recv_all(v, in + H_WORDS * 8, len - H_WORDS * 8);
+	ret = recv_exact(v, in + H_WORDS * 8, len - H_WORDS * 8);
 	if (ret)
 		stop(v, ret == -ETIMEDOUT ? EXIT_TIMEOUT : EXIT_FAIL,
 		     "receiving the peer's setup: %s", strerror(-ret));
@@ -1992,19 +1820,6 @@ static void get_async_events(struct verify *v)
 		}
 		ibv_ack_async_event(&ev);
 	}
-}
-
-static const char *qp_state_str(struct ibv_qp *qp)
-{
-	static const char *const names[] = {
-		"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
-	};
-	struct ibv_qp_attr attr;
-	struct ibv_qp_init_attr init;
-
-	if (ibv_query_qp(qp, &attr, IBV_QP_STATE, &init))
-		return "?";
-	return attr.qp_state < ARRAY_SIZE(names) ? names[attr.qp_state] : "?";
 }
 
 static void progress(struct verify *v, bool stuck)
