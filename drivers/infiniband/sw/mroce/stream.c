@@ -999,7 +999,8 @@ static void stream_rx_place(struct mroce_stream *s, struct mroce_rmsg *m,
 	struct mroce_mr *mr;
 	bool bad;
 
-	if (m->recv) {
+	/* The receive is copied and checked once, by the message's first packet. */
+	if (m->recv && !m->recv_loaded) {
 		r = stream_recv(s, m->ssn, &bad);
 		if (bad) {
 			stream_rx_fatal(s, m, MROCE_NAK_REMOTE_OPERATION, IB_WC_LOC_QP_OP_ERR);
@@ -1016,7 +1017,10 @@ static void stream_rx_place(struct mroce_stream *s, struct mroce_rmsg *m,
 			stream_rx_fatal(s, m, MROCE_NAK_INVALID_REQUEST, IB_WC_LOC_LEN_ERR);
 			return;
 		}
+		m->recv_loaded = true;
 	}
+	if (m->recv)
+		r = &s->rwq[m->ssn & (s->rq_entries - 1)];
 
 	if (pkt->opcode == MROCE_OP_WRITE || pkt->opcode == MROCE_OP_WRITE_IMM) {
 		mr = stream_rkey(s, pkt->rkey, pkt->va, pkt->msg_len,

@@ -161,6 +161,7 @@ enum mroce_rmsg_state {
  * @recv: consumes a receive
  * @solicited: the sender asked for a solicited event
  * @rnr: this generation was RNR NAKed; its packets are dropped
+ * @recv_loaded: the receive was copied from the ring and checked
  * @status: completion status of the receive (IB_WC_SUCCESS or an error)
  * @va: READ/atomic: remote address
  * @rkey: READ/atomic: remote key
@@ -179,6 +180,7 @@ struct mroce_rmsg {
 	bool recv;
 	bool solicited;
 	bool rnr;
+	bool recv_loaded;
 	enum ib_wc_status status;
 	u64 va;
 	u32 rkey;
