@@ -39,36 +39,20 @@ dev=${type}0
 me=$MROCE_VM_INDEX
 role=$([[ $me -eq 0 ]] && echo server || echo client)
 
-give_up() {
-	t_fail setup "$1"
-	t_done
-	exit
-}
-
-[[ $MROCE_VM_COUNT -eq 2 ]] || give_up "needs --vms 2"
-[[ $type == rxe || $type == mroce ]] || give_up "device type '$type': rxe or mroce"
-[[ -x $bin ]] || give_up "$bin not built: run 'make -C tests/verify' on the host"
+[[ $MROCE_VM_COUNT -eq 2 ]] || t_give_up "needs --vms 2"
+[[ $type == rxe || $type == mroce ]] || t_give_up "device type '$type': rxe or mroce"
+[[ -x $bin ]] || t_give_up "$bin not built: run 'make -C tests/verify' on the host"
 # shellcheck source=scripts/rdma-env
-. "$here/../../scripts/rdma-env" || give_up "no rdma-core build: run scripts/build-provider"
-
-# The device's non-zero hardware counters as NAME=VALUE words.
-counters() {
-	local f val
-	for f in /sys/class/infiniband/"$dev"/ports/1/hw_counters/*; do
-		[[ -r $f ]] || continue
-		read -r val <"$f" || continue
-		[[ $val == 0 ]] || printf '%s=%s ' "${f##*/}" "$val"
-	done
-}
+. "$here/../../scripts/rdma-env" || t_give_up "no rdma-core build: run scripts/build-provider"
 
 # --- setup -------------------------------------------------------------------
 
-t_run "addresses configured" vm_net_setup || give_up "no network"
+t_run "addresses configured" vm_net_setup || t_give_up "no network"
 vm_barrier net-up || { t_done; exit; }
 t_run "ping vm$(vm_peer)" vm_ping -c 1 -w 10 "$(vm_ip "$(vm_peer)")"
 modprobe ib_uverbs
 t_run "rdma link add $dev type $type netdev eth0" \
-	rdma link add "$dev" type "$type" netdev eth0 || give_up "no $dev"
+	rdma link add "$dev" type "$type" netdev eth0 || t_give_up "no $dev"
 vm_barrier dev-up || { t_done; exit; }
 
 # --- the cases ---------------------------------------------------------------
@@ -106,7 +90,7 @@ while IFS= read -r line; do
 		;;
 	esac
 done <"$log"
-echo "    mroce-access $role: exit status $rc, $elapsed s; $dev counters: $(counters)"
+echo "    mroce-access $role: exit status $rc, $elapsed s; $dev counters: $(vm_counters "$dev")"
 # A run that ended without its verdicts (setup error, timeout, crash) fails too.
 if [[ $rc -ne 0 && $failed -eq 0 ]] || [[ -z $summary ]] || ((cases == 0)); then
 	t_fail "mroce-access $role ($type)" \

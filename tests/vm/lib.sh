@@ -28,6 +28,11 @@
 #   t_run NAME CMD...       run CMD; ok if it exits 0, else FAIL with its output
 #   t_done                  print "VM<i>: N passed, N failed[, N skipped]",
 #                           return non-zero if anything failed
+#   t_give_up MSG           record a failed "setup" test, t_done, exit
+# Devices:
+#   vm_counters DEV [BEFORE]
+#                           DEV's non-zero hardware counters as NAME=VALUE
+#                           words, minus the NAME=VALUE words of BEFORE
 # Timeouts default to $MROCE_VM_WAIT (120 s).
 
 : "${MROCE_VM_INDEX:?tests/vm/lib.sh: run this under scripts/vm run}"
@@ -78,6 +83,27 @@ t_done() {
 	[[ $skip -eq 0 ]] || line+=", $skip skipped"
 	echo "$line"
 	[[ $fail -eq 0 ]]
+}
+
+t_give_up() {
+	t_fail setup "$1"
+	t_done
+	exit
+}
+
+vm_counters() {
+	local f name val old
+	declare -A before=()
+	for old in ${2:-}; do
+		before[${old%%=*}]=${old#*=}
+	done
+	for f in /sys/class/infiniband/"$1"/ports/1/hw_counters/*; do
+		[[ -r $f ]] || continue
+		name=${f##*/}
+		read -r val <"$f" || continue
+		val=$((val - ${before[$name]:-0}))
+		[[ $val -eq 0 ]] || printf '%s=%s ' "$name" "$val"
+	done
 }
 
 vm_peer() {

@@ -82,18 +82,12 @@ dev=${type}0
 me=$MROCE_VM_INDEX
 role=$([[ $me -eq 0 ]] && echo server || echo client)
 
-give_up() {
-	t_fail setup "$1"
-	t_done
-	exit
-}
-
-[[ $MROCE_VM_COUNT -eq 2 ]] || give_up "needs --vms 2"
-[[ $type == rxe || $type == mroce ]] || give_up "device type '$type': rxe or mroce"
-[[ $scope == all || $scope == roce ]] || give_up "MROCE_VERIFY_NETEM_SCOPE '$scope': all or roce"
-[[ -x $bin ]] || give_up "$bin not built: run 'make -C tests/verify' on the host"
+[[ $MROCE_VM_COUNT -eq 2 ]] || t_give_up "needs --vms 2"
+[[ $type == rxe || $type == mroce ]] || t_give_up "device type '$type': rxe or mroce"
+[[ $scope == all || $scope == roce ]] || t_give_up "MROCE_VERIFY_NETEM_SCOPE '$scope': all or roce"
+[[ -x $bin ]] || t_give_up "$bin not built: run 'make -C tests/verify' on the host"
 # shellcheck source=scripts/rdma-env
-. "$here/../../scripts/rdma-env" || give_up "no rdma-core build: run scripts/build-provider"
+. "$here/../../scripts/rdma-env" || t_give_up "no rdma-core build: run scripts/build-provider"
 
 # netem arguments of a point name ("" for none); fails on an unknown name.
 netem_of() {
@@ -146,23 +140,6 @@ run_verify() {
 	return "$rc"
 }
 
-# The device's non-zero hardware counters (rxe: retries, NAKs, duplicates)
-# as NAME=VALUE words; with a previous snapshot as $1, the increase since.
-counters() {
-	local f name val old
-	declare -A before=()
-	for old in ${1:-}; do
-		before[${old%%=*}]=${old#*=}
-	done
-	for f in /sys/class/infiniband/"$dev"/ports/1/hw_counters/*; do
-		[[ -r $f ]] || continue
-		name=${f##*/}
-		read -r val <"$f" || continue
-		val=$((val - ${before[$name]:-0}))
-		[[ $val -eq 0 ]] || printf '%s=%s ' "$name" "$val"
-	done
-}
-
 # run_point N SPEC: one network condition.
 run_point() {
 	local n=$1 name msgs secs ops net log start args snap ok
@@ -193,12 +170,12 @@ run_point() {
 		-t "$secs" -T "$ack_timeout" -o "$ops" "${extra[@]}")
 	[[ $me -eq 0 ]] || args+=("$(vm_ip 0)")
 	log=${MROCE_VM_OUT:-/tmp}/verify-vm$me-$n-$name.log
-	snap=$(counters)
+	snap=$(vm_counters "$dev")
 	start=$SECONDS
 	t_run "$name: mroce-verify $role ($type, $qps QPs x $msgs msgs, ops $ops, seed $((seed + n)))" \
 		run_verify "$log" "$secs" "${args[@]}"
 	grep -E '^verify:|MB/s checked' "$log" | sed 's/^/    /'
-	echo "    $name: $((SECONDS - start)) s; $dev counters: $(counters "$snap")"
+	echo "    $name: $((SECONDS - start)) s; $dev counters: $(vm_counters "$dev" "$snap")"
 
 	vm_barrier "p$n-end" $((secs + 60))
 	clear_netem
@@ -206,12 +183,12 @@ run_point() {
 
 # --- setup -------------------------------------------------------------------
 
-t_run "addresses configured" vm_net_setup || give_up "no network"
+t_run "addresses configured" vm_net_setup || t_give_up "no network"
 vm_barrier net-up || { t_done; exit; }
 t_run "ping vm$(vm_peer)" vm_ping -c 1 -w 10 "$(vm_ip "$(vm_peer)")"
 modprobe ib_uverbs
 t_run "rdma link add $dev type $type netdev eth0" \
-	rdma link add "$dev" type "$type" netdev eth0 || give_up "no $dev"
+	rdma link add "$dev" type "$type" netdev eth0 || t_give_up "no $dev"
 vm_barrier dev-up || { t_done; exit; }
 
 # --- points ------------------------------------------------------------------
