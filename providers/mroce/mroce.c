@@ -175,38 +175,38 @@ static int mroce_dereg_mr(struct verbs_mr *vmr)
 static struct ibv_ah *mroce_create_ah(struct ibv_pd *pd,
 				      struct ibv_ah_attr *attr)
 {
-	struct ib_uverbs_create_ah_resp resp;
-	struct ibv_ah *ah;
+	struct umroce_create_ah_resp resp = {};
+	struct mroce_ah *ah;
 	int ret;
 
 	/*
-	 * The kernel resolves the GID to a path (and for RoCE the
-	 * destination MAC) and keeps the result; a UD send WQE names the
-	 * AH by ah->handle (mroce_send_wqe_encode()).
+	 * The kernel resolves the GID to an address and keeps the result;
+	 * a UD send WQE names the AH by the number it returns.
 	 */
 	ah = calloc(1, sizeof(*ah));
 	if (!ah)
 		return NULL;
 
-	ret = ibv_cmd_create_ah(pd, ah, attr, &resp, sizeof(resp));
+	ret = ibv_cmd_create_ah(pd, &ah->ibv_ah, attr, &resp.ibv_resp,
+				sizeof(resp));
 	if (ret) {
 		free(ah);
 		errno = ret;
 		return NULL;
 	}
-
-	return ah;
+	ah->ah_num = resp.ah_num;
+	return &ah->ibv_ah;
 }
 
-static int mroce_destroy_ah(struct ibv_ah *ah)
+static int mroce_destroy_ah(struct ibv_ah *ibah)
 {
 	int ret;
 
-	ret = ibv_cmd_destroy_ah(ah);
+	ret = ibv_cmd_destroy_ah(ibah);
 	if (ret)
 		return ret;
 
-	free(ah);
+	free(container_of(ibah, struct mroce_ah, ibv_ah));
 	return 0;
 }
 
@@ -253,12 +253,20 @@ static void mroce_unmap_ring(struct mroce_ring *ring)
 	ring->map = NULL;
 }
 
-static struct ibv_cq *mroce_create_cq(struct ibv_context *ibctx, int cqe,
-				      struct ibv_comp_channel *channel,
-				      int comp_vector)
+/*
+ * Both ways of creating a CQ: with @attr (ibv_create_cq_ex()) or with the
+ * classic arguments.  Returns the CQ or NULL with errno set.
+ */
+static struct mroce_cq *mroce_cq_create(struct ibv_context *ibctx, int cqe,
+					struct ibv_comp_channel *channel,
+					int comp_vector,
+					struct ibv_cq_init_attr_ex *attr)
 {
+	struct umroce_create_cq_ex_resp resp_ex = {};
+	struct umroce_create_cq_ex cmd_ex = {};
 	struct umroce_create_cq_resp resp = {};
 	struct umroce_create_cq cmd = {};
+	const struct mroce_create_cq_resp *drv;
 	struct mroce_cq *cq;
 	int ret;
 
@@ -270,9 +278,21 @@ static struct ibv_cq *mroce_create_cq(struct ibv_context *ibctx, int cqe,
 	if (ret)
 		goto err_free;
 
-	ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector, &cq->ibv_cq,
-				&cmd.ibv_cmd, sizeof(cmd), &resp.ibv_resp,
-				sizeof(resp));
+	if (attr) {
+		/* Refuse what cannot be honoured before the kernel is asked. */
+		ret = mroce_cq_ex_init(cq, attr);
+		if (ret)
+			goto err_lock;
+		ret = ibv_cmd_create_cq_ex(ibctx, attr, &cq->vcq, &cmd_ex.ibv_cmd,
+					   sizeof(cmd_ex), &resp_ex.ibv_resp,
+					   sizeof(resp_ex), 0);
+		drv = &resp_ex.drv_payload;
+	} else {
+		ret = ibv_cmd_create_cq(ibctx, cqe, channel, comp_vector,
+					&cq->vcq.cq, &cmd.ibv_cmd, sizeof(cmd),
+					&resp.ibv_resp, sizeof(resp));
+		drv = &resp.drv_payload;
+	}
 	if (ret)
 		goto err_lock;
 
@@ -283,21 +303,39 @@ static struct ibv_cq *mroce_create_cq(struct ibv_context *ibctx, int cqe,
 	 * check refuses (0 entries).
 	 */
 	ret = mroce_map_ring(ibctx, &cq->ring, "completion queue",
-			     resp.mmap_offset, resp.mmap_size, resp.entries,
+			     drv->mmap_offset, drv->mmap_size, drv->entries,
 			     sizeof(struct mroce_cqe), sizeof(struct mroce_cqe));
 	if (ret)
 		goto err_destroy;
 
-	return &cq->ibv_cq;
+	return cq;
 
 err_destroy:
-	ibv_cmd_destroy_cq(&cq->ibv_cq);
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
 err_lock:
 	pthread_spin_destroy(&cq->lock);
 err_free:
 	free(cq);
 	errno = ret;
 	return NULL;
+}
+
+static struct ibv_cq *mroce_create_cq(struct ibv_context *ibctx, int cqe,
+				      struct ibv_comp_channel *channel,
+				      int comp_vector)
+{
+	struct mroce_cq *cq = mroce_cq_create(ibctx, cqe, channel, comp_vector,
+					      NULL);
+
+	return cq ? &cq->vcq.cq : NULL;
+}
+
+static struct ibv_cq_ex *mroce_create_cq_ex(struct ibv_context *ibctx,
+					    struct ibv_cq_init_attr_ex *attr)
+{
+	struct mroce_cq *cq = mroce_cq_create(ibctx, 0, NULL, 0, attr);
+
+	return cq ? &cq->vcq.cq_ex : NULL;
 }
 
 static int mroce_poll_cq(struct ibv_cq *ibcq, int ne, struct ibv_wc *wc)
@@ -378,11 +416,11 @@ static int mroce_destroy_cq(struct ibv_cq *ibcq)
  * as mysterious EINVAL/ENOMEM from post calls later.
  */
 static int mroce_qp_map_rings(struct ibv_context *ibctx, struct mroce_qp *qp,
-			      const struct ibv_qp_init_attr *attr,
+			      const struct ibv_qp_cap *cap,
+			      enum ibv_qp_type qp_type, bool has_srq,
 			      const struct mroce_create_qp_resp *resp)
 {
 	struct verbs_context *vctx = verbs_get_ctx(ibctx);
-	const struct ibv_qp_cap *cap = &attr->cap;
 	uint64_t sgl, min_stride;
 	int ret;
 
@@ -409,14 +447,14 @@ static int mroce_qp_map_rings(struct ibv_context *ibctx, struct mroce_qp *qp,
 		return ret;
 
 	qp->sq_limits = (struct mroce_sq_limits){
-		.qp_type = attr->qp_type,
+		.qp_type = qp_type,
 		.max_sge = cap->max_send_sge,
 		.max_inline = resp->max_inline,
 	};
 
 	/* Offset 0 means no receive ring: the QP receives from an SRQ. */
 	if (!resp->rq_mmap_offset) {
-		if (!attr->srq && cap->max_recv_wr) {
+		if (!has_srq && cap->max_recv_wr) {
 			verbs_err(vctx,
 				  "mroce: kernel granted max_recv_wr %u but no receive ring\n",
 				  cap->max_recv_wr);
@@ -443,8 +481,14 @@ static int mroce_qp_map_rings(struct ibv_context *ibctx, struct mroce_qp *qp,
 	return 0;
 }
 
-static struct ibv_qp *mroce_create_qp(struct ibv_pd *pd,
-				      struct ibv_qp_init_attr *attr)
+/*
+ * Both ways of creating a QP: ibv_create_qp_ex() (@ex) or ibv_create_qp()
+ * (@attr).  Returns the QP or NULL with errno set.
+ */
+static struct ibv_qp *mroce_qp_create(struct ibv_context *ibctx,
+				      struct ibv_pd *pd,
+				      struct ibv_qp_init_attr *attr,
+				      struct ibv_qp_init_attr_ex *ex)
 {
 	struct umroce_create_qp_resp resp = {};
 	struct umroce_create_qp cmd = {};
@@ -455,6 +499,7 @@ static struct ibv_qp *mroce_create_qp(struct ibv_pd *pd,
 	if (!qp)
 		return NULL;
 
+	atomic_init(&qp->reset, true);
 	ret = pthread_spin_init(&qp->sq.lock, PTHREAD_PROCESS_PRIVATE);
 	if (ret)
 		goto err_free;
@@ -462,22 +507,34 @@ static struct ibv_qp *mroce_create_qp(struct ibv_pd *pd,
 	if (ret)
 		goto err_sq_lock;
 
-	/* On success attr->cap holds what the kernel granted. */
-	ret = ibv_cmd_create_qp(pd, &qp->ibv_qp, attr, &cmd.ibv_cmd,
-				sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	/* On success the attributes' cap holds what the kernel granted. */
+	if (ex)
+		ret = ibv_cmd_create_qp_ex(ibctx, &qp->vqp, ex, &cmd.ibv_cmd,
+					   sizeof(cmd), &resp.ibv_resp,
+					   sizeof(resp));
+	else
+		ret = ibv_cmd_create_qp(pd, &qp->vqp.qp, attr, &cmd.ibv_cmd,
+					sizeof(cmd), &resp.ibv_resp, sizeof(resp));
 	if (ret)
 		goto err_rq_lock;
 
-	ret = mroce_qp_map_rings(pd->context, qp, attr, &resp.drv_payload);
+	if (ex)
+		ret = mroce_qp_map_rings(ibctx, qp, &ex->cap, ex->qp_type,
+					 ex->srq, &resp.drv_payload);
+	else
+		ret = mroce_qp_map_rings(ibctx, qp, &attr->cap, attr->qp_type,
+					 attr->srq, &resp.drv_payload);
+	if (!ret && ex)
+		ret = mroce_qp_ex_init(qp, ex);
 	if (ret)
 		goto err_destroy;
 
-	return &qp->ibv_qp;
+	return &qp->vqp.qp;
 
 err_destroy:
 	mroce_unmap_ring(&qp->rq.ring);
 	mroce_unmap_ring(&qp->sq.ring);
-	ibv_cmd_destroy_qp(&qp->ibv_qp);
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
 err_rq_lock:
 	pthread_spin_destroy(&qp->rq.lock);
 err_sq_lock:
@@ -486,6 +543,36 @@ err_free:
 	free(qp);
 	errno = ret;
 	return NULL;
+}
+
+static struct ibv_qp *mroce_create_qp(struct ibv_pd *pd,
+				      struct ibv_qp_init_attr *attr)
+{
+	return mroce_qp_create(pd->context, pd, attr, NULL);
+}
+
+static struct ibv_qp *mroce_create_qp_ex(struct ibv_context *ibctx,
+					 struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_qp_init_attr_ex ex = *attr;
+	struct ibv_qp *qp;
+
+	/*
+	 * A PD is required; XRC, RSS, TSO and creation flags are not
+	 * offered.  An empty set of creation flags asks for nothing.
+	 */
+	if ((ex.comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && !ex.create_flags)
+		ex.comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
+	if (!(ex.comp_mask & IBV_QP_INIT_ATTR_PD) ||
+	    (ex.comp_mask & ~(IBV_QP_INIT_ATTR_PD |
+			      IBV_QP_INIT_ATTR_SEND_OPS_FLAGS))) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	qp = mroce_qp_create(ibctx, ex.pd, NULL, &ex);
+	if (qp)
+		attr->cap = ex.cap;	/* what the kernel granted */
+	return qp;
 }
 
 static int mroce_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
@@ -502,13 +589,20 @@ static int mroce_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 {
 	struct ibv_modify_qp cmd = {};
 
+	struct mroce_qp *qp = to_mqp(ibqp);
+	int ret;
+
 	/*
-	 * Nothing to do on this side for any transition: the provider keeps
-	 * no copy of the ring indices (it reads them from the ring header
-	 * each time), so whatever the kernel does to them on RESET or ERROR
-	 * is seen by the next post.
+	 * The provider keeps no copy of the ring indices (it reads them from
+	 * the ring header each time), so whatever the kernel does to them on
+	 * RESET or ERROR is seen by the next post.  It remembers the state
+	 * only to refuse posting to a QP in RESET, as verbs requires.
 	 */
-	return ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	ret = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (!ret && (attr_mask & IBV_QP_STATE))
+		atomic_store_explicit(&qp->reset, attr->qp_state == IBV_QPS_RESET,
+				      memory_order_relaxed);
+	return ret;
 }
 
 static int mroce_destroy_qp(struct ibv_qp *ibqp)
@@ -522,6 +616,7 @@ static int mroce_destroy_qp(struct ibv_qp *ibqp)
 
 	mroce_unmap_ring(&qp->rq.ring);
 	mroce_unmap_ring(&qp->sq.ring);
+	mroce_qp_ex_cleanup(qp);
 	pthread_spin_destroy(&qp->rq.lock);
 	pthread_spin_destroy(&qp->sq.lock);
 	free(qp);
@@ -542,17 +637,28 @@ static int mroce_ring_doorbell(struct mroce_qp *qp)
 {
 	struct ibv_send_wr *bad_wr;
 
-	return ibv_cmd_post_send(&qp->ibv_qp, NULL, &bad_wr);
+	return ibv_cmd_post_send(&qp->vqp.qp, NULL, &bad_wr);
 }
 
-static int mroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
-			   struct ibv_send_wr **bad_wr)
+/*
+ * Post to the send ring and ring the doorbell if the kernel wants one.
+ * @locked: the caller holds the send queue lock (an extended QP's
+ * wr_complete); it is released here either way, before the doorbell.
+ */
+int mroce_post_sq(struct mroce_qp *qp, struct ibv_send_wr *wr,
+		  struct ibv_send_wr **bad_wr, bool locked)
 {
-	struct mroce_qp *qp = to_mqp(ibqp);
 	uint32_t nposted;
 	int ret, db;
 
-	pthread_spin_lock(&qp->sq.lock);
+	if (atomic_load_explicit(&qp->reset, memory_order_relaxed)) {
+		if (locked)
+			pthread_spin_unlock(&qp->sq.lock);
+		*bad_wr = wr;
+		return EINVAL;
+	}
+	if (!locked)
+		pthread_spin_lock(&qp->sq.lock);
 	ret = mroce_sq_post(&qp->sq.ring, &qp->sq_limits, wr, bad_wr,
 			    &nposted);
 	pthread_spin_unlock(&qp->sq.lock);
@@ -580,6 +686,12 @@ static int mroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return ret;
 }
 
+static int mroce_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+			   struct ibv_send_wr **bad_wr)
+{
+	return mroce_post_sq(to_mqp(ibqp), wr, bad_wr, false);
+}
+
 static int mroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 			   struct ibv_recv_wr **bad_wr)
 {
@@ -587,7 +699,8 @@ static int mroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	int ret;
 
 	/* A QP on an SRQ has no receive queue of its own. */
-	if (!qp->rq.ring.map) {
+	if (!qp->rq.ring.map ||
+	    atomic_load_explicit(&qp->reset, memory_order_relaxed)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -595,6 +708,159 @@ static int mroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	pthread_spin_lock(&qp->rq.lock);
 	ret = mroce_rq_post(&qp->rq.ring, qp->rq_max_sge, wr, bad_wr);
 	pthread_spin_unlock(&qp->rq.lock);
+
+	return ret;
+}
+
+static struct ibv_mw *mroce_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	struct ib_uverbs_alloc_mw_resp resp;
+	struct ibv_alloc_mw cmd;
+	struct ibv_mw *mw;
+	int ret;
+
+	mw = calloc(1, sizeof(*mw));
+	if (!mw)
+		return NULL;
+	/* The kernel checks the type and gives the window its first rkey. */
+	ret = ibv_cmd_alloc_mw(pd, type, mw, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (ret) {
+		free(mw);
+		errno = ret;
+		return NULL;
+	}
+	return mw;
+}
+
+static int mroce_dealloc_mw(struct ibv_mw *mw)
+{
+	int ret;
+
+	ret = ibv_cmd_dealloc_mw(mw);
+	if (ret)
+		return ret;
+	free(mw);
+	return 0;
+}
+
+/*
+ * ibv_bind_mw() of a type 1 window: a BIND_MW work request with the next
+ * rkey of the window, which the window takes once the request is posted
+ * (its completion tells whether the kernel accepted the binding).
+ */
+static int mroce_bind_mw(struct ibv_qp *qp, struct ibv_mw *mw,
+			 struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = mw_bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = mw_bind->send_flags,
+		.bind_mw = {
+			.mw = mw,
+			.rkey = ibv_inc_rkey(mw->rkey),
+			.bind_info = mw_bind->bind_info,
+		},
+	}, *bad;
+	int ret;
+
+	if (mw->type != IBV_MW_TYPE_1)
+		return EINVAL;
+	ret = mroce_post_sq(to_mqp(qp), &wr, &bad, false);
+	if (!ret)
+		mw->rkey = wr.bind_mw.rkey;
+	return ret;
+}
+
+static struct ibv_srq *mroce_create_srq(struct ibv_pd *pd,
+					struct ibv_srq_init_attr *attr)
+{
+	struct umroce_create_srq_resp resp = {};
+	struct ibv_create_srq cmd = {};
+	struct mroce_srq *srq;
+	int ret;
+
+	srq = calloc(1, sizeof(*srq));
+	if (!srq)
+		return NULL;
+	ret = pthread_spin_init(&srq->rq.lock, PTHREAD_PROCESS_PRIVATE);
+	if (ret)
+		goto err_free;
+
+	/* On success attr->attr holds what the kernel granted. */
+	ret = ibv_cmd_create_srq(pd, &srq->ibv_srq, attr, &cmd, sizeof(cmd),
+				 &resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto err_lock;
+
+	ret = mroce_map_ring(pd->context, &srq->rq.ring, "shared receive queue",
+			     resp.mmap_offset, resp.mmap_size, resp.entries,
+			     resp.stride, sizeof(struct mroce_recv_wqe) +
+			     (uint64_t)attr->attr.max_sge * sizeof(struct mroce_sge));
+	if (ret)
+		goto err_destroy;
+	if (resp.entries < attr->attr.max_wr) {
+		verbs_err(verbs_get_ctx(pd->context),
+			  "mroce: kernel granted max_wr %u but its SRQ ring holds %u entries\n",
+			  attr->attr.max_wr, resp.entries);
+		ret = EPROTO;
+		goto err_unmap;
+	}
+	srq->max_sge = attr->attr.max_sge;
+	return &srq->ibv_srq;
+
+err_unmap:
+	mroce_unmap_ring(&srq->rq.ring);
+err_destroy:
+	ibv_cmd_destroy_srq(&srq->ibv_srq);
+err_lock:
+	pthread_spin_destroy(&srq->rq.lock);
+err_free:
+	free(srq);
+	errno = ret;
+	return NULL;
+}
+
+static int mroce_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+			    int attr_mask)
+{
+	struct ibv_modify_srq cmd = {};
+
+	/* Only the limit changes, and it is kernel state. */
+	return ibv_cmd_modify_srq(ibsrq, attr, attr_mask, &cmd, sizeof(cmd));
+}
+
+static int mroce_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr)
+{
+	struct ibv_query_srq cmd = {};
+
+	return ibv_cmd_query_srq(ibsrq, attr, &cmd, sizeof(cmd));
+}
+
+static int mroce_destroy_srq(struct ibv_srq *ibsrq)
+{
+	struct mroce_srq *srq = to_msrq(ibsrq);
+	int ret;
+
+	ret = ibv_cmd_destroy_srq(ibsrq);
+	if (ret)
+		return ret;
+
+	mroce_unmap_ring(&srq->rq.ring);
+	pthread_spin_destroy(&srq->rq.lock);
+	free(srq);
+	return 0;
+}
+
+static int mroce_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+			       struct ibv_recv_wr **bad_wr)
+{
+	struct mroce_srq *srq = to_msrq(ibsrq);
+	int ret;
+
+	pthread_spin_lock(&srq->rq.lock);
+	ret = mroce_rq_post(&srq->rq.ring, srq->max_sge, wr, bad_wr);
+	pthread_spin_unlock(&srq->rq.lock);
 
 	return ret;
 }
@@ -614,9 +880,13 @@ static const struct verbs_context_ops mroce_ctx_ops = {
 	.dealloc_pd = mroce_dealloc_pd,
 	.reg_mr = mroce_reg_mr,
 	.dereg_mr = mroce_dereg_mr,
+	.alloc_mw = mroce_alloc_mw,
+	.bind_mw = mroce_bind_mw,
+	.dealloc_mw = mroce_dealloc_mw,
 	.create_ah = mroce_create_ah,
 	.destroy_ah = mroce_destroy_ah,
 	.create_cq = mroce_create_cq,
+	.create_cq_ex = mroce_create_cq_ex,
 	.poll_cq = mroce_poll_cq,
 	/*
 	 * Arming is kernel state (the next CQE raises the event), so the
@@ -626,11 +896,17 @@ static const struct verbs_context_ops mroce_ctx_ops = {
 	.resize_cq = mroce_resize_cq,
 	.destroy_cq = mroce_destroy_cq,
 	.create_qp = mroce_create_qp,
+	.create_qp_ex = mroce_create_qp_ex,
 	.query_qp = mroce_query_qp,
 	.modify_qp = mroce_modify_qp,
 	.destroy_qp = mroce_destroy_qp,
 	.post_send = mroce_post_send,
 	.post_recv = mroce_post_recv,
+	.create_srq = mroce_create_srq,
+	.modify_srq = mroce_modify_srq,
+	.query_srq = mroce_query_srq,
+	.destroy_srq = mroce_destroy_srq,
+	.post_srq_recv = mroce_post_srq_recv,
 	.free_context = mroce_free_context,
 };
 

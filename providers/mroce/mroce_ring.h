@@ -129,6 +129,15 @@ static inline int mroce_ring_check(uint64_t map_size, uint32_t entries,
 	return 0;
 }
 
+/*
+ * An address handle: the kernel keeps the resolved destination and gives
+ * back the number UD send requests name it by.
+ */
+struct mroce_ah {
+	struct ibv_ah ibv_ah;
+	uint32_t ah_num;
+};
+
 /* What one send queue accepts, fixed at create_qp time. */
 struct mroce_sq_limits {
 	enum ibv_qp_type qp_type;
@@ -152,8 +161,12 @@ static inline bool mroce_opcode_valid(enum ibv_qp_type qp_type,
 	case IBV_WR_ATOMIC_CMP_AND_SWP:
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return qp_type == IBV_QPT_RC;
+	case IBV_WR_LOCAL_INV:
+	case IBV_WR_BIND_MW:
+		/* Memory windows are a connected QP's business. */
+		return qp_type == IBV_QPT_RC || qp_type == IBV_QPT_UC;
 	default:
-		/* LOCAL_INV, BIND_MW, TSO, DRIVER1, ...: not in the ABI. */
+		/* TSO, DRIVER1, ...: not in the ABI. */
 		return false;
 	}
 }
@@ -209,6 +222,8 @@ static inline int mroce_send_wr_check(const struct ibv_send_wr *wr,
 	if (wr->num_sge && !wr->sg_list)
 		return EINVAL;
 	if (lim->qp_type == IBV_QPT_UD && !wr->wr.ud.ah)
+		return EINVAL;
+	if (wr->opcode == IBV_WR_BIND_MW && !wr->bind_mw.mw)
 		return EINVAL;
 
 	switch (wr->opcode) {
@@ -281,18 +296,31 @@ static inline void mroce_send_wqe_encode(void *slot,
 		wqe->imm_data = (uint32_t)wr->imm_data;
 		break;
 	case IBV_WR_SEND_WITH_INV:
+	case IBV_WR_LOCAL_INV:
 		wqe->imm_data = wr->invalidate_rkey;
 		break;
 	default:
 		break;
 	}
 
+	/* Local operations: no payload, nothing more than their fields. */
+	if (wr->opcode == IBV_WR_LOCAL_INV)
+		return;
+	if (wr->opcode == IBV_WR_BIND_MW) {
+		const struct ibv_mw_bind_info *bi = &wr->bind_mw.bind_info;
+
+		wqe->wr.bind.addr = bi->addr;
+		wqe->wr.bind.length = bi->length;
+		wqe->wr.bind.mw_rkey = wr->bind_mw.mw->rkey;
+		wqe->wr.bind.new_rkey = wr->bind_mw.rkey;
+		wqe->wr.bind.mr_lkey = bi->mr ? bi->mr->lkey : 0;
+		wqe->wr.bind.access = bi->mw_access_flags;
+		return;
+	}
+
 	if (lim->qp_type == IBV_QPT_UD) {
-		/*
-		 * The AH's uverbs handle: create_ah returns no driver
-		 * data, so it is the only number userspace has for it.
-		 */
-		wqe->wr.ud.ah = wr->wr.ud.ah->handle;
+		/* The number the kernel gave the AH at create_ah. */
+		wqe->wr.ud.ah = ((struct mroce_ah *)wr->wr.ud.ah)->ah_num;
 		wqe->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
 		wqe->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
 	} else {

@@ -5,6 +5,7 @@
  */
 #include <kunit/test.h>
 #include <linux/prandom.h>
+#include <asm/unaligned.h>
 
 #include "../wire.h"
 
@@ -199,6 +200,47 @@ static void control_round_trip_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mroce_wire_parse(buf, len - 1, len - 1, &out), -EINVAL);
 }
 
+static void datagram_round_trip_test(struct kunit *test)
+{
+	static const u8 body[16] = {
+		0x00, 0x00, 0x00, 0x01,	/* dst_qpn */
+		0x00, 0x12, 0x34, 0x56,	/* src_qpn */
+		0x80, 0x01, 0x00, 0x00,	/* qkey */
+		0xde, 0xad, 0xbe, 0xef,	/* imm */
+	};
+	u8 buf[64] = {};
+	struct mroce_pkt in = {}, out;
+	size_t len;
+
+	in.type = MROCE_PKT_DATAGRAM;
+	in.flags = MROCE_F_IMM | MROCE_F_SOLICITED;
+	in.dst_qpn = 1;
+	in.src_qpn = 0xff123456;	/* high byte is reserved */
+	in.qkey = 0x80010000;
+	in.imm = 0xdeadbeef;
+	len = mroce_wire_build(buf, &in);
+	KUNIT_ASSERT_EQ(test, len, MROCE_DGRAM_HDR_LEN);
+	KUNIT_EXPECT_EQ(test, buf[1], MROCE_PKT_DATAGRAM);
+	KUNIT_EXPECT_EQ(test, memcmp(buf + MROCE_HDR_LEN, body, sizeof(body)), 0);
+
+	/* 20 payload bytes follow the header. */
+	KUNIT_ASSERT_EQ(test, mroce_wire_parse(buf, len, len + 20, &out), 0);
+	expect_common(test, &in, &out);
+	KUNIT_EXPECT_EQ(test, out.dst_qpn, 1);
+	KUNIT_EXPECT_EQ(test, out.src_qpn, 0x123456);
+	KUNIT_EXPECT_EQ(test, out.qkey, 0x80010000);
+	KUNIT_EXPECT_EQ(test, out.imm, 0xdeadbeef);
+	KUNIT_EXPECT_EQ(test, out.hdr_len, MROCE_DGRAM_HDR_LEN);
+	KUNIT_EXPECT_EQ(test, out.payload_len, 20);
+
+	/* Without the IMM flag the field goes out as zero. */
+	in.flags = 0;
+	mroce_wire_build(buf, &in);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(buf + 28), 0);
+	/* A cut body is refused. */
+	KUNIT_EXPECT_EQ(test, mroce_wire_parse(buf, len - 1, len - 1, &out), -EINVAL);
+}
+
 /*
  * A valid packet with one byte changed (@at, set to @val, or OR-ed with
  * @or) and/or its lengths shortened or stretched must be refused.
@@ -339,7 +381,7 @@ static void garbage_test(struct kunit *test)
 		/* Half the time, make the common header plausible. */
 		if (i & 1 && pkt_len >= 2) {
 			buf[0] = 0x10;
-			buf[1] = 1 + prandom_u32_state(&rnd) % 4;
+			buf[1] = 1 + prandom_u32_state(&rnd) % 5;
 			if (pkt_len >= 25)
 				buf[24] = prandom_u32_state(&rnd) % 12;
 		}
@@ -351,7 +393,7 @@ static void garbage_test(struct kunit *test)
 		accepted++;
 		KUNIT_EXPECT_LE(test, p.hdr_len, pkt_len);
 		KUNIT_EXPECT_LT(test, p.path, MROCE_MAX_PATHS);
-		if (p.type == MROCE_PKT_DATA) {
+		if (p.type == MROCE_PKT_DATA || p.type == MROCE_PKT_DATAGRAM) {
 			KUNIT_EXPECT_EQ(test, p.hdr_len + p.payload_len, pkt_len);
 			KUNIT_EXPECT_LE(test, (u64)p.offset + p.payload_len,
 					(u64)p.msg_len);
@@ -366,6 +408,7 @@ static struct kunit_case mroce_wire_cases[] = {
 	KUNIT_CASE(data_wire_layout_test),
 	KUNIT_CASE(ack_round_trip_test),
 	KUNIT_CASE(control_round_trip_test),
+	KUNIT_CASE(datagram_round_trip_test),
 	KUNIT_CASE(data_reject_test),
 	KUNIT_CASE(empty_packet_of_nonempty_message_test),
 	KUNIT_CASE(control_reject_test),

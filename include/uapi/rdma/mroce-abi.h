@@ -16,7 +16,7 @@
  * Bumped on any incompatible change of the structures below; the provider
  * refuses a device whose version it does not know.
  */
-#define MROCE_UVERBS_ABI_VERSION	1
+#define MROCE_UVERBS_ABI_VERSION	2
 
 /* Name prefix the provider matches; the kernel names devices mroce%d by default. */
 #define MROCE_DRIVER_NAME		"mroce"
@@ -91,7 +91,14 @@ enum {
  * @imm_data: immediate data (network order) or the rkey to invalidate
  * @num_sge: scatter/gather elements that follow (not inline)
  * @inline_len: bytes of inline data that follow (MROCE_SEND_F_INLINE)
- * @wr: operation-specific fields
+ * @wr: operation-specific fields; for UD, @wr.ud.ah is the number
+ *	create_ah returned (struct mroce_create_ah_resp) and a @remote_qkey
+ *	with the high bit set stands for the QP's own Q_Key; for BIND_MW,
+ *	@wr.bind names the window by its current rkey and gives the rkey it
+ *	is to have (same upper 24 bits), the region by its lkey (0 with a
+ *	zero @length unbinds a type 1 window), the range and the access
+ *	(IB_ACCESS_REMOTE_*) it grants.  LOCAL_INV and SEND_WITH_INV carry
+ *	the rkey to invalidate in @imm_data.
  *
  * Followed by @num_sge struct mroce_sge or by @inline_len bytes; the
  * queue's stride (create_qp response) bounds both.
@@ -123,6 +130,14 @@ struct mroce_send_wqe {
 			__u32 remote_qkey;
 			__u32 reserved;
 		} ud;
+		struct {
+			__aligned_u64 addr;
+			__aligned_u64 length;
+			__u32 mw_rkey;
+			__u32 new_rkey;
+			__u32 mr_lkey;
+			__u32 access;
+		} bind;
 	} wr;
 };
 
@@ -214,6 +229,35 @@ struct mroce_create_qp_resp {
 	__u32 sq_stride;
 	__u32 rq_stride;
 	__u32 max_inline;
+	__u32 reserved;
+};
+
+/**
+ * struct mroce_create_ah_resp - returned by ibv_create_ah()
+ * @ah_num: the number UD send requests name the address handle by
+ * @reserved: zero
+ */
+struct mroce_create_ah_resp {
+	__u32 ah_num;
+	__u32 reserved;
+};
+
+/**
+ * struct mroce_create_srq_resp - returned by ibv_create_srq()
+ * @mmap_offset: mmap offset of the receive ring
+ * @mmap_size: length to map
+ * @entries: ring entries, a power of two
+ * @stride: bytes per entry (struct mroce_recv_wqe and its SGEs)
+ * @reserved: zero
+ *
+ * The ring works as a QP's receive queue; the kernel takes entries for
+ * messages of any QP attached to the SRQ.
+ */
+struct mroce_create_srq_resp {
+	__aligned_u64 mmap_offset;
+	__u32 mmap_size;
+	__u32 entries;
+	__u32 stride;
 	__u32 reserved;
 };
 

@@ -89,11 +89,19 @@ static int mroce_query_device(struct ib_device *ibdev,
 	attr->max_res_rd_atom = MROCE_MAX_RD_ATOMIC * MROCE_MAX_QP;
 	attr->atomic_cap = IB_ATOMIC_HCA;
 	attr->max_ah = MROCE_MAX_AH;
+	attr->max_srq = MROCE_MAX_SRQ;
+	attr->max_srq_wr = MROCE_MAX_SRQ_WR;
+	attr->max_srq_sge = MROCE_MAX_SGE;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = 15;
+	attr->max_mw = MROCE_MAX_MW;
+	attr->max_fast_reg_page_list_len = MROCE_MAX_FR_PAGES;
 	attr->device_cap_flags = IB_DEVICE_RC_RNR_NAK_GEN |
 				 IB_DEVICE_SYS_IMAGE_GUID |
-				 IB_DEVICE_CHANGE_PHY_PORT;
+				 IB_DEVICE_CHANGE_PHY_PORT |
+				 IB_DEVICE_MEM_WINDOW |
+				 IB_DEVICE_MEM_WINDOW_TYPE_2B |
+				 IB_DEVICE_MEM_MGT_EXTENSIONS;
 	attr->kernel_cap_flags = IBK_ALLOW_USER_UNREG;
 	return 0;
 }
@@ -151,15 +159,13 @@ static int mroce_get_port_immutable(struct ib_device *ibdev, u32 port_num,
 				    struct ib_port_immutable *immutable)
 {
 	/*
-	 * IP-addressed GIDs over UDP, like RoCEv2.  MAD and CM capabilities
-	 * are claimed once the GSI QP exists; until then max_mad_size must
-	 * stay zero.
+	 * IP-addressed GIDs over UDP, like RoCEv2, with a GSI QP, so the
+	 * RDMA core's MAD layer and connection manager run over it.
 	 */
-	immutable->core_cap_flags = RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP |
-				    RDMA_CORE_CAP_ETH_AH;
+	immutable->core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
 	immutable->gid_tbl_len = MROCE_GID_TBL_LEN;
 	immutable->pkey_tbl_len = 1;
-	immutable->max_mad_size = 0;
+	immutable->max_mad_size = IB_MGMT_MAD_SIZE;
 	return 0;
 }
 
@@ -312,6 +318,13 @@ int mroce_dev_add(const char *name, struct net_device *ndev)
 	 * registered.
 	 */
 	get_device(&mdev->ibdev.dev);
+	/*
+	 * Under the netdev's parent (its PCI or virtio device), as hardware
+	 * RoCE devices sit, so tools find the interface in
+	 * /sys/class/infiniband/<dev>/device/net/.  DMA stays virtual: no
+	 * DMA device is passed.
+	 */
+	mdev->ibdev.dev.parent = ndev->dev.parent;
 	err = ib_register_device(&mdev->ibdev, name, NULL);
 	if (err) {
 		put_device(&mdev->ibdev.dev);

@@ -47,10 +47,15 @@ extern struct workqueue_struct *mroce_wq;
  * @qp_count: queue pairs in use
  * @mr_count: memory regions in use
  * @ah_count: address handles in use
- * @mrs: memory regions by key index
+ * @srq_count: shared receive queues in use
+ * @mw_count: memory windows in use
+ * @mrs: memory regions and windows (tagged MROCE_KEY_WINDOW) by key index
  * @mr_next: next key index to try
- * @qps: queue pairs by number
+ * @qps: queue pairs by number; BH lock (datagram receivers take
+ *	references under it)
  * @qp_next: next queue pair number to try
+ * @ahs: struct mroce_av of the address handles by number, RCU for readers
+ * @ah_next: next address handle number to try
  * @atomic_lock: makes remote atomics atomic against each other
  * @conns: connections by addresses, RCU for readers
  * @conn_lock: protects @conns and @nconns for writers
@@ -71,10 +76,14 @@ struct mroce_dev {
 	atomic_t qp_count;
 	atomic_t mr_count;
 	atomic_t ah_count;
+	atomic_t srq_count;
+	atomic_t mw_count;
 	struct xarray mrs;
 	u32 mr_next;
 	struct xarray qps;
 	u32 qp_next;
+	struct xarray ahs;
+	u32 ah_next;
 	spinlock_t atomic_lock;	/* remote atomics of the device */
 	DECLARE_HASHTABLE(conns, 8);
 	spinlock_t conn_lock;	/* writers of conns */

@@ -39,18 +39,20 @@ static int mroce_qp_expose(struct mroce_qp *qp, struct ib_udata *udata)
 		rdma_udata_to_drv_context(udata, struct mroce_ucontext, ibuc);
 	struct mroce_create_qp_resp resp = {
 		.sq_mmap_size = qp->sq->size,
-		.rq_mmap_size = qp->rq->size,
 		.sq_entries = qp->sq->entries,
-		.rq_entries = qp->rq->entries,
 		.sq_stride = qp->sq->stride,
-		.rq_stride = qp->rq->stride,
 		.max_inline = qp->max_inline,
 	};
 	int err;
 
 	err = mroce_ring_expose(qp->sq, &uctx->ibuc, &resp.sq_mmap_offset);
-	if (!err)
+	/* Without a receive ring (SRQ) the offset stays 0. */
+	if (!err && qp->rq) {
+		resp.rq_mmap_size = qp->rq->size;
+		resp.rq_entries = qp->rq->entries;
+		resp.rq_stride = qp->rq->stride;
 		err = mroce_ring_expose(qp->rq, &uctx->ibuc, &resp.rq_mmap_offset);
+	}
 	if (!err)
 		err = ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 	return err;
@@ -65,11 +67,22 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	u32 qpn;
 	int err;
 
-	if (init->qp_type != IB_QPT_RC)
+	switch (init->qp_type) {
+	case IB_QPT_RC:
+	case IB_QPT_UC:		/* carried by the same reliable stream */
+	case IB_QPT_UD:
+		break;
+	case IB_QPT_GSI:
+		/* The RDMA core's own, one per port. */
+		if (udata || init->port_num != MROCE_PORT)
+			return -EINVAL;
+		break;
+	default:
 		return -EOPNOTSUPP;
-	if (init->srq || init->create_flags)
+	}
+	if (init->create_flags)
 		return -EOPNOTSUPP;
-	err = mroce_qp_check_cap(cap, false);
+	err = mroce_qp_check_cap(cap, !!init->srq);
 	if (err)
 		return err;
 	if (atomic_inc_return(&mdev->qp_count) > MROCE_MAX_QP) {
@@ -80,6 +93,8 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	mutex_init(&qp->mutex);
 	spin_lock_init(&qp->sq_lock);
 	spin_lock_init(&qp->rq_lock);
+	refcount_set(&qp->ref, 1);
+	init_completion(&qp->released);
 	qp->state = IB_QPS_RESET;
 	qp->user = !!udata;
 	qp->sig_all = init->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -89,9 +104,10 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	qp->sq = mroce_ring_alloc(roundup_pow_of_two(max_t(u32, cap->max_send_wr, 1)),
 				  sq_stride(qp->max_send_sge, qp->max_inline));
-	qp->rq = mroce_ring_alloc(roundup_pow_of_two(max_t(u32, cap->max_recv_wr, 1)),
-				  rq_stride(qp->max_recv_sge));
-	if (!qp->sq || !qp->rq) {
+	if (!init->srq)
+		qp->rq = mroce_ring_alloc(roundup_pow_of_two(max_t(u32, cap->max_recv_wr, 1)),
+					  rq_stride(qp->max_recv_sge));
+	if (!qp->sq || (!init->srq && !qp->rq)) {
 		err = -ENOMEM;
 		goto err_rings;
 	}
@@ -100,15 +116,39 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	qp->max_inline = qp->sq->stride - sizeof(struct mroce_send_wqe);
 	qp->max_inline = min_t(u32, qp->max_inline, MROCE_MAX_INLINE);
 	cap->max_send_wr = qp->sq->entries;
-	cap->max_recv_wr = qp->rq->entries;
 	cap->max_send_sge = qp->max_send_sge;
-	cap->max_recv_sge = qp->max_recv_sge;
+	if (qp->rq) {
+		cap->max_recv_wr = qp->rq->entries;
+		cap->max_recv_sge = qp->max_recv_sge;
+	} else {
+		cap->max_recv_wr = 0;
+		cap->max_recv_sge = 0;
+		qp->max_recv_sge = 0;
+	}
 	cap->max_inline_data = qp->max_inline;
 
-	err = xa_alloc_cyclic(&mdev->qps, &qpn, qp, XA_LIMIT(2, MROCE_QPN_MASK),
-			      &mdev->qp_next, GFP_KERNEL);
+	if (mroce_qp_is_ud(qp)) {
+		err = mroce_ud_init(qp);
+		if (err)
+			goto err_rings;
+	} else if (!udata) {
+		qp->sq_reg = kvcalloc(qp->sq->entries, sizeof(*qp->sq_reg), GFP_KERNEL);
+		if (!qp->sq_reg) {
+			err = -ENOMEM;
+			goto err_rings;
+		}
+	}
+
+	if (init->qp_type == IB_QPT_GSI) {
+		qpn = 1;
+		err = xa_insert_bh(&mdev->qps, qpn, qp, GFP_KERNEL);
+	} else {
+		err = xa_alloc_cyclic_bh(&mdev->qps, &qpn, qp,
+					 XA_LIMIT(2, MROCE_QPN_MASK),
+					 &mdev->qp_next, GFP_KERNEL);
+	}
 	if (err < 0)
-		goto err_rings;
+		goto err_ud;
 	ibqp->qp_num = qpn;
 
 	if (udata) {
@@ -119,13 +159,144 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	return 0;
 
 err_qpn:
-	xa_erase(&mdev->qps, qpn);
+	xa_erase_bh(&mdev->qps, qpn);
+err_ud:
+	if (mroce_qp_is_ud(qp))
+		mroce_ud_cleanup(qp);
 err_rings:
+	kvfree(qp->sq_reg);
 	mroce_ring_put(qp->sq);
 	mroce_ring_put(qp->rq);
 err_count:
 	atomic_dec(&mdev->qp_count);
 	return err;
+}
+
+/**
+ * mroce_qp_get() - find a queue pair by number and hold it
+ * @mdev: the device
+ * @qpn: its number
+ *
+ * For the receive path, in any context.  The reference keeps the QP from
+ * being destroyed (destroy_qp waits for it), not from changing state.
+ *
+ * Return: the QP, or NULL.
+ */
+struct mroce_qp *mroce_qp_get(struct mroce_dev *mdev, u32 qpn)
+{
+	struct mroce_qp *qp;
+	unsigned long flags;
+
+	/* Under the table lock: destroy removes the entry before it waits. */
+	xa_lock_irqsave(&mdev->qps, flags);
+	qp = xa_load(&mdev->qps, qpn);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	xa_unlock_irqrestore(&mdev->qps, flags);
+	return qp;
+}
+
+void mroce_qp_put(struct mroce_qp *qp)
+{
+	if (refcount_dec_and_test(&qp->ref))
+		complete(&qp->released);
+}
+
+/* Raise an asynchronous event on @qp (any context). */
+void mroce_qp_event(struct mroce_qp *qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = qp->ibqp.device,
+		.element.qp = &qp->ibqp,
+		.event = type,
+	};
+
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
+}
+
+/* The completion opcode of a send queue work request. */
+enum ib_wc_opcode mroce_send_wc_opcode(u32 opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return IB_WC_RDMA_WRITE;
+	case IB_WR_RDMA_READ:
+		return IB_WC_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return IB_WC_COMP_SWAP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return IB_WC_FETCH_ADD;
+	case IB_WR_LOCAL_INV:
+		return IB_WC_LOCAL_INV;
+	case IB_WR_BIND_MW:
+		return IB_WC_BIND_MW;
+	case IB_WR_REG_MR:
+		return IB_WC_REG_MR;
+	default:
+		return IB_WC_SEND;
+	}
+}
+
+/**
+ * mroce_qp_flush_sq() - complete requests still in the send ring with a
+ *	flush error
+ * @qp: the queue pair, in the error state
+ * @from: the first request not yet consumed
+ *
+ * Return: the new consumer index, also published in the ring.
+ */
+u32 mroce_qp_flush_sq(struct mroce_qp *qp, u32 from)
+{
+	struct mroce_cq *cq = to_mcq(qp->ibqp.send_cq);
+	u32 prod = mroce_ring_producer(qp->sq);
+
+	for (; from != prod; from++) {
+		struct mroce_send_wqe *wqe = mroce_ring_entry(qp->sq, from);
+		struct mroce_cqe cqe = {
+			.wr_id = READ_ONCE(wqe->wr_id),
+			.status = IB_WC_WR_FLUSH_ERR,
+			.opcode = mroce_send_wc_opcode(READ_ONCE(wqe->opcode)),
+			.qp_num = qp->ibqp.qp_num,
+			.port_num = MROCE_PORT,
+		};
+
+		mroce_cq_post(cq, &cqe, false);
+	}
+	mroce_ring_consumed(qp->sq, from);
+	return from;
+}
+
+/**
+ * mroce_qp_flush_rq() - complete posted receives with a flush error
+ * @qp: the queue pair, in the error state
+ * @from: the first receive not yet consumed
+ *
+ * Return: the new consumer index, also published in the ring.
+ */
+u32 mroce_qp_flush_rq(struct mroce_qp *qp, u32 from)
+{
+	struct mroce_cq *cq = to_mcq(qp->ibqp.recv_cq);
+	u32 prod;
+
+	if (!qp->rq)
+		return from;	/* the SRQ's receives stay there */
+	prod = mroce_ring_producer(qp->rq);
+	for (; from != prod; from++) {
+		struct mroce_recv_wqe *wqe = mroce_ring_entry(qp->rq, from);
+		struct mroce_cqe cqe = {
+			.wr_id = READ_ONCE(wqe->wr_id),
+			.status = IB_WC_WR_FLUSH_ERR,
+			.opcode = IB_WC_RECV,
+			.qp_num = qp->ibqp.qp_num,
+			.port_num = MROCE_PORT,
+		};
+
+		mroce_cq_post(cq, &cqe, false);
+	}
+	mroce_ring_consumed(qp->rq, from);
+	return from;
 }
 
 /* Resolve the path's GIDs into the addresses the connection is keyed by. */
@@ -214,13 +385,16 @@ static void mroce_qp_copy_attr(struct mroce_qp *qp, struct ib_qp_attr *attr,
 /* Back to a fresh QP: rings empty, no transport state. */
 static void mroce_qp_reset(struct mroce_qp *qp)
 {
+	if (mroce_qp_is_ud(qp))
+		mroce_ud_set_state(qp, IB_QPS_RESET);
 	if (qp->stream) {
 		mroce_stream_detach(qp->stream);
 		mroce_stream_put(qp->stream);
 		WRITE_ONCE(qp->stream, NULL);
 	}
 	memset(qp->sq->hdr, 0, MROCE_RING_HDR_SIZE);
-	memset(qp->rq->hdr, 0, MROCE_RING_HDR_SIZE);
+	if (qp->rq)
+		memset(qp->rq->hdr, 0, MROCE_RING_HDR_SIZE);
 	/* Nothing is looking at the send queue: posts must ring. */
 	qp->sq->hdr->flags = MROCE_RING_F_DOORBELL;
 }
@@ -255,6 +429,10 @@ static void mroce_qp_set_state(struct mroce_qp *qp, enum ib_qp_state state)
 {
 	struct mroce_conn *conn;
 
+	if (mroce_qp_is_ud(qp)) {
+		mroce_ud_set_state(qp, state);
+		return;
+	}
 	if (!qp->stream) {
 		WRITE_ONCE(qp->state, state);
 		return;
@@ -284,7 +462,7 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	cur = (mask & IB_QP_CUR_STATE) ? attr->cur_qp_state : qp->state;
 	next = (mask & IB_QP_STATE) ? attr->qp_state : cur;
 	err = -EINVAL;
-	if (!ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask))
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask))
 		goto out;
 	err = mroce_qp_check_attr(qp, attr, mask);
 	if (err)
@@ -298,7 +476,7 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	if (next == IB_QPS_RESET) {
 		mroce_qp_reset(qp);
-	} else if (next == IB_QPS_RTR && cur == IB_QPS_INIT) {
+	} else if (next == IB_QPS_RTR && cur == IB_QPS_INIT && !mroce_qp_is_ud(qp)) {
 		err = mroce_qp_to_rtr(qp);
 		if (err)
 			goto out;
@@ -324,7 +502,7 @@ int mroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->qp_state = READ_ONCE(qp->state);
 	attr->cur_qp_state = attr->qp_state;
 	attr->cap.max_send_wr = qp->sq->entries;
-	attr->cap.max_recv_wr = qp->rq->entries;
+	attr->cap.max_recv_wr = qp->rq ? qp->rq->entries : 0;
 	attr->cap.max_send_sge = qp->max_send_sge;
 	attr->cap.max_recv_sge = qp->max_recv_sge;
 	attr->cap.max_inline_data = qp->max_inline;
@@ -335,7 +513,7 @@ int mroce_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init->send_cq = ibqp->send_cq;
 	init->recv_cq = ibqp->recv_cq;
 	init->cap = attr->cap;
-	init->qp_type = IB_QPT_RC;
+	init->qp_type = ibqp->qp_type;
 	init->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR : IB_SIGNAL_REQ_WR;
 	return 0;
 }
@@ -345,11 +523,18 @@ int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	struct mroce_dev *mdev = to_mdev(ibqp->device);
 	struct mroce_qp *qp = to_mqp(ibqp);
 
+	/* First out of the table, so no receiver finds it any more. */
+	xa_erase_bh(&mdev->qps, ibqp->qp_num);
+	mroce_qp_put(qp);
+	wait_for_completion(&qp->released);
+
 	mutex_lock(&qp->mutex);
 	mroce_qp_reset(qp);
 	mutex_unlock(&qp->mutex);
-	xa_erase(&mdev->qps, ibqp->qp_num);
+	if (mroce_qp_is_ud(qp))
+		mroce_ud_cleanup(qp);
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
+	kvfree(qp->sq_reg);
 	mroce_ring_put(qp->sq);
 	mroce_ring_put(qp->rq);
 	atomic_dec(&mdev->qp_count);
@@ -357,8 +542,9 @@ int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 }
 
 static int mroce_wr_to_wqe(struct mroce_qp *qp, const struct ib_send_wr *wr,
-			   struct mroce_send_wqe *wqe)
+			   u32 slot)
 {
+	struct mroce_send_wqe *wqe = mroce_ring_entry(qp->sq, slot);
 	struct mroce_sge *sge = (void *)(wqe + 1);
 	int i;
 
@@ -382,8 +568,25 @@ static int mroce_wr_to_wqe(struct mroce_qp *qp, const struct ib_send_wr *wr,
 		wqe->imm_data = (__force u32)wr->ex.imm_data;
 		break;
 	case IB_WR_SEND_WITH_INV:
+	case IB_WR_LOCAL_INV:
 		wqe->imm_data = wr->ex.invalidate_rkey;
 		break;
+	default:
+		break;
+	}
+	if (qp->sq_reg)
+		qp->sq_reg[slot & (qp->sq->entries - 1)] = NULL;
+	switch (wr->opcode) {
+	case IB_WR_LOCAL_INV:
+		return 0;
+	case IB_WR_REG_MR:
+		/* The ring has no room for the region: it waits beside it. */
+		if (!qp->sq_reg)
+			return -EINVAL;
+		qp->sq_reg[slot & (qp->sq->entries - 1)] = reg_wr(wr)->mr;
+		wqe->wr.bind.new_rkey = reg_wr(wr)->key;
+		wqe->wr.bind.access = reg_wr(wr)->access;
+		return 0;
 	default:
 		break;
 	}
@@ -407,6 +610,14 @@ static int mroce_wr_to_wqe(struct mroce_qp *qp, const struct ib_send_wr *wr,
 		break;
 	default:
 		return -EINVAL;
+	}
+	if (mroce_qp_is_ud(qp)) {
+		/* Datagrams are SENDs, addressed by the AH. */
+		if (wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM)
+			return -EINVAL;
+		wqe->wr.ud.ah = to_mah(ud_wr(wr)->ah)->num;
+		wqe->wr.ud.remote_qpn = ud_wr(wr)->remote_qpn;
+		wqe->wr.ud.remote_qkey = ud_wr(wr)->remote_qkey;
 	}
 	wqe->num_sge = wr->num_sge;
 	for (i = 0; i < wr->num_sge; i++) {
@@ -438,7 +649,7 @@ int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		err = mroce_wr_to_wqe(qp, wr, mroce_ring_entry(qp->sq, prod));
+		err = mroce_wr_to_wqe(qp, wr, prod);
 		if (err)
 			break;
 		prod++;
@@ -448,40 +659,53 @@ int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (err)
 		*bad_wr = wr;
 kick:
+	if (mroce_qp_is_ud(qp)) {
+		mroce_ud_sq_kick(qp);
+		return err;
+	}
 	/*
 	 * Posting may happen in atomic context; the stream only changes in
 	 * modify_qp, which verbs forbids running concurrently with posting.
 	 */
 	stream = READ_ONCE(qp->stream);
-	if (stream)
+	if (stream) {
 		mroce_stream_sq_kick(stream);
+	} else if (READ_ONCE(qp->state) == IB_QPS_ERR) {
+		/* Failed before it had a stream: flush here (ib_drain_sq()). */
+		spin_lock_irqsave(&qp->sq_lock, flags);
+		mroce_qp_flush_sq(qp, READ_ONCE(qp->sq->hdr->consumer));
+		spin_unlock_irqrestore(&qp->sq_lock, flags);
+	}
 	return err;
 }
 
-int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
-		    const struct ib_recv_wr **bad_wr)
+/**
+ * mroce_ring_post_recv() - write kernel receive requests into a ring
+ * @ring: a QP's receive ring or an SRQ's
+ * @max_sge: scatter list length the queue was created with
+ * @wr: the requests
+ * @bad_wr: set to the first request not posted
+ *
+ * The caller serialises posters of @ring.
+ * Return: 0, -EINVAL (too many SGEs) or -ENOMEM (ring full).
+ */
+int mroce_ring_post_recv(struct mroce_ring *ring, u32 max_sge,
+			 const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr)
 {
-	struct mroce_qp *qp = to_mqp(ibqp);
-	struct mroce_ring_hdr *hdr = qp->rq->hdr;
-	unsigned long flags;
+	struct mroce_ring_hdr *hdr = ring->hdr;
+	u32 prod = hdr->producer;
 	int err = 0, i;
-	u32 prod;
 
-	if (qp->user) {
-		*bad_wr = wr;
-		return -EINVAL;
-	}
-	spin_lock_irqsave(&qp->rq_lock, flags);
-	prod = hdr->producer;
 	for (; wr; wr = wr->next) {
-		struct mroce_recv_wqe *wqe = mroce_ring_entry(qp->rq, prod);
+		struct mroce_recv_wqe *wqe = mroce_ring_entry(ring, prod);
 		struct mroce_sge *sge = (void *)(wqe + 1);
 
-		if (wr->num_sge > qp->max_recv_sge) {
+		if (wr->num_sge > max_sge) {
 			err = -EINVAL;
 			break;
 		}
-		if (prod - READ_ONCE(hdr->consumer) >= qp->rq->entries) {
+		if (prod - READ_ONCE(hdr->consumer) >= ring->entries) {
 			err = -ENOMEM;
 			break;
 		}
@@ -494,9 +718,52 @@ int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		}
 		prod++;
 	}
-	mroce_ring_publish(qp->rq, prod);
-	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	mroce_ring_publish(ring, prod);
 	if (err)
 		*bad_wr = wr;
+	return err;
+}
+
+/*
+ * Receives posted to a QP in the error state complete at once, flushed,
+ * so a consumer draining it (ib_drain_rq()) sees its marker complete.
+ * Whoever consumes the ring flushes: the stream, the datagram side, or
+ * for a QP that failed before it had either, this.
+ */
+static void mroce_qp_rq_kick(struct mroce_qp *qp)
+{
+	struct mroce_stream *stream = READ_ONCE(qp->stream);
+	unsigned long flags;
+
+	if (stream) {
+		mroce_stream_rq_kick(stream);
+	} else if (mroce_qp_is_ud(qp)) {
+		spin_lock_irqsave(&qp->ud_lock, flags);
+		qp->rq_done = mroce_qp_flush_rq(qp, qp->rq_done);
+		spin_unlock_irqrestore(&qp->ud_lock, flags);
+	} else {
+		spin_lock_irqsave(&qp->rq_lock, flags);
+		mroce_qp_flush_rq(qp, READ_ONCE(qp->rq->hdr->consumer));
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
+	}
+}
+
+int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		    const struct ib_recv_wr **bad_wr)
+{
+	struct mroce_qp *qp = to_mqp(ibqp);
+	unsigned long flags;
+	int err;
+
+	/* User QPs post in their ring; a QP on an SRQ has no queue. */
+	if (qp->user || !qp->rq) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
+	spin_lock_irqsave(&qp->rq_lock, flags);
+	err = mroce_ring_post_recv(qp->rq, qp->max_recv_sge, wr, bad_wr);
+	spin_unlock_irqrestore(&qp->rq_lock, flags);
+	if (READ_ONCE(qp->state) == IB_QPS_ERR)
+		mroce_qp_rq_kick(qp);
 	return err;
 }

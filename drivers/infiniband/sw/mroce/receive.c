@@ -151,6 +151,11 @@ static int mroce_rx(struct net *net, struct sk_buff *skb,
 		rcu_read_unlock();
 		return -EINVAL;
 	}
+	if (pkt.type == MROCE_PKT_DATAGRAM) {
+		mroce_ud_rx(mdev, skb, &pkt);
+		rcu_read_unlock();
+		return 0;
+	}
 	conn = mroce_conn_lookup_rcu(mdev, laddr, raddr);
 	if (conn && !kref_get_unless_zero(&conn->ref))
 		conn = NULL;

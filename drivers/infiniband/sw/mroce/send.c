@@ -25,8 +25,15 @@ struct mroce_skb_cb {
 
 #define MROCE_CB(skb) ((struct mroce_skb_cb *)(skb)->cb)
 
-static struct sk_buff *mroce_alloc_skb(unsigned int len, unsigned int path,
-				       bool data)
+/**
+ * mroce_alloc_skb() - allocate a packet with room for the tunnel headers
+ * @len: bytes of mroce headers and payload
+ * @path: the path it goes out on (connection packets)
+ * @data: it is a DATA packet (sent ECN-capable)
+ *
+ * Return: the skb, empty, or NULL.
+ */
+struct sk_buff *mroce_alloc_skb(unsigned int len, unsigned int path, bool data)
 {
 	unsigned int room = LL_MAX_HEADER + sizeof(struct ipv6hdr) +
 			    sizeof(struct udphdr);
@@ -171,62 +178,122 @@ static struct sk_buff *build_probe(struct mroce_conn *conn, unsigned int path,
 	return skb;
 }
 
-static int xmit4(struct net *net, struct mroce_conn *conn, struct mroce_path *path,
-		 struct sock *sk, struct sk_buff *skb, bool data)
+/* One flow: the addresses and UDP source port a packet travels with. */
+struct mroce_flow {
+	const struct in6_addr *laddr;
+	const struct in6_addr *raddr;
+	u16 sport;
+	struct dst_cache *cache;	/* the flow's cached route, or NULL */
+	u8 ecn;
+};
+
+static int xmit4(struct sock *sk, struct sk_buff *skb,
+		 const struct mroce_flow *f)
 {
 	struct flowi4 fl4 = {
 		.flowi4_proto = IPPROTO_UDP,
-		.daddr = conn->raddr.s6_addr32[3],
-		.saddr = conn->laddr.s6_addr32[3],
-		.fl4_sport = htons(path->sport),
+		.daddr = f->raddr->s6_addr32[3],
+		.saddr = f->laddr->s6_addr32[3],
+		.fl4_sport = htons(f->sport),
 		.fl4_dport = htons(mroce_udp_port),
 	};
-	struct rtable *rt;
+	struct rtable *rt = NULL;
 	__be32 saddr;
 
-	rt = dst_cache_get_ip4(&path->dst, &saddr);
+	if (f->cache)
+		rt = dst_cache_get_ip4(f->cache, &saddr);
 	if (!rt) {
-		rt = ip_route_output_key(net, &fl4);
+		rt = ip_route_output_key(sock_net(sk), &fl4);
 		if (IS_ERR(rt))
 			return PTR_ERR(rt);
 		saddr = fl4.saddr;
-		dst_cache_set_ip4(&path->dst, &rt->dst, saddr);
+		if (f->cache)
+			dst_cache_set_ip4(f->cache, &rt->dst, saddr);
 	}
-	udp_tunnel_xmit_skb(rt, sk, skb, saddr, fl4.daddr,
-			    data ? INET_ECN_ECT_0 : 0, ip4_dst_hoplimit(&rt->dst),
-			    htons(IP_DF), fl4.fl4_sport, fl4.fl4_dport, false, false);
+	udp_tunnel_xmit_skb(rt, sk, skb, saddr, fl4.daddr, f->ecn,
+			    ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
+			    fl4.fl4_sport, fl4.fl4_dport, false, false);
 	return 0;
 }
 
-static int xmit6(struct net *net, struct mroce_conn *conn, struct mroce_path *path,
-		 struct sock *sk, struct sk_buff *skb, bool data)
+static int xmit6(struct sock *sk, struct sk_buff *skb,
+		 const struct mroce_flow *f)
 {
 #if IS_ENABLED(CONFIG_IPV6)
 	struct flowi6 fl6 = {
 		.flowi6_proto = IPPROTO_UDP,
-		.daddr = conn->raddr,
-		.saddr = conn->laddr,
-		.fl6_sport = htons(path->sport),
+		.daddr = *f->raddr,
+		.saddr = *f->laddr,
+		.fl6_sport = htons(f->sport),
 		.fl6_dport = htons(mroce_udp_port),
 	};
-	struct dst_entry *dst;
+	struct dst_entry *dst = NULL;
 	struct in6_addr saddr;
 
-	dst = dst_cache_get_ip6(&path->dst, &saddr);
+	if (f->cache)
+		dst = dst_cache_get_ip6(f->cache, &saddr);
 	if (!dst) {
-		dst = ipv6_stub->ipv6_dst_lookup_flow(net, sk, &fl6, NULL);
+		dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
 		if (IS_ERR(dst))
 			return PTR_ERR(dst);
 		saddr = fl6.saddr;
-		dst_cache_set_ip6(&path->dst, dst, &saddr);
+		if (f->cache)
+			dst_cache_set_ip6(f->cache, dst, &saddr);
 	}
-	udp_tunnel6_xmit_skb(dst, sk, skb, dst->dev, &saddr, &fl6.daddr,
-			     data ? INET_ECN_ECT_0 : 0, ip6_dst_hoplimit(dst), 0,
-			     fl6.fl6_sport, fl6.fl6_dport, false);
+	udp_tunnel6_xmit_skb(dst, sk, skb, dst->dev, &saddr, &fl6.daddr, f->ecn,
+			     ip6_dst_hoplimit(dst), 0, fl6.fl6_sport,
+			     fl6.fl6_dport, false);
 	return 0;
 #else
 	return -EAFNOSUPPORT;
 #endif
+}
+
+/* Route and send @skb on @f; BHs off, under RCU.  Consumes @skb. */
+static int xmit_flow(struct sock *sk, struct sk_buff *skb,
+		     const struct mroce_flow *f)
+{
+	int err = -ENODEV;
+
+	if (sk)
+		err = ipv6_addr_v4mapped(f->raddr) ? xmit4(sk, skb, f) :
+						     xmit6(sk, skb, f);
+	/* No route: the packet is lost; for DATA, timers send it again. */
+	if (err)
+		kfree_skb(skb);
+	return err;
+}
+
+/**
+ * mroce_xmit_one() - send one packet outside any connection
+ * @mdev: the sending device
+ * @skb: the packet, data at the mroce header; consumed
+ * @laddr: source address
+ * @raddr: destination address
+ * @sport: UDP source port
+ *
+ * Context: process or softirq context.
+ * Return: 0, or the routing error (the packet is dropped).
+ */
+int mroce_xmit_one(struct mroce_dev *mdev, struct sk_buff *skb,
+		   const struct in6_addr *laddr, const struct in6_addr *raddr,
+		   u16 sport)
+{
+	struct mroce_flow f = {
+		.laddr = laddr,
+		.raddr = raddr,
+		.sport = sport,
+	};
+	int err;
+
+	local_bh_disable();	/* the per-cpu route caches need it */
+	rcu_read_lock();
+	err = xmit_flow(mroce_socket_sk(mdev, !ipv6_addr_v4mapped(raddr)), skb, &f);
+	rcu_read_unlock();
+	local_bh_enable();
+	if (!err)
+		mroce_count(mdev, MROCE_CNT_TX_PKTS, 1);
+	return err;
 }
 
 /**
@@ -244,21 +311,16 @@ void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q)
 	sk = mroce_socket_sk(conn->mdev, !conn->ipv4);
 	while ((skb = __skb_dequeue(q))) {
 		struct mroce_path *path = &conn->path[MROCE_CB(skb)->path % conn->npaths];
-		bool data = MROCE_CB(skb)->data;
-		int err;
+		struct mroce_flow f = {
+			.laddr = &conn->laddr,
+			.raddr = &conn->raddr,
+			.sport = path->sport,
+			.cache = &path->dst,
+			.ecn = MROCE_CB(skb)->data ? INET_ECN_ECT_0 : 0,
+		};
 
-		if (!sk) {
-			kfree_skb(skb);
-			continue;
-		}
-		err = conn->ipv4 ? xmit4(sock_net(sk), conn, path, sk, skb, data) :
-				   xmit6(sock_net(sk), conn, path, sk, skb, data);
-		if (err) {
-			/* No route: the packet is lost; timers send it again. */
-			kfree_skb(skb);
-			continue;
-		}
-		mroce_count(conn->mdev, MROCE_CNT_TX_PKTS, 1);
+		if (!xmit_flow(sk, skb, &f))
+			mroce_count(conn->mdev, MROCE_CNT_TX_PKTS, 1);
 	}
 	rcu_read_unlock();
 	local_bh_enable();

@@ -25,6 +25,9 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_NO_CONN] = { .name = "no_conn_drops" },
 	[MROCE_CNT_OUTSIDE_WINDOW] = { .name = "outside_window_drops" },
 	[MROCE_CNT_PROBES] = { .name = "probes" },
+	[MROCE_CNT_DGRAM_TX] = { .name = "datagrams_sent" },
+	[MROCE_CNT_DGRAM_RX] = { .name = "datagrams_rcvd" },
+	[MROCE_CNT_DGRAM_DROPS] = { .name = "datagram_drops" },
 };
 
 static_assert(ARRAY_SIZE(mroce_counter_descs) == MROCE_NUM_COUNTERS);

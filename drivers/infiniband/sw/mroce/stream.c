@@ -48,6 +48,13 @@ static bool op_consumes_recv(u32 opcode)
 	       opcode == IB_WR_SEND_WITH_INV || opcode == IB_WR_RDMA_WRITE_WITH_IMM;
 }
 
+/* Executed by the local device: no message, no packet. */
+static bool op_is_local(u32 opcode)
+{
+	return opcode == IB_WR_LOCAL_INV || opcode == IB_WR_BIND_MW ||
+	       opcode == IB_WR_REG_MR;
+}
+
 static bool op_is_rd_atomic(u32 opcode)
 {
 	return opcode == IB_WR_RDMA_READ || opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
@@ -78,20 +85,58 @@ static u8 wire_opcode(u32 opcode)
 	}
 }
 
-static enum ib_wc_opcode send_wc_opcode(u32 opcode)
+/*
+ * The request carrying message @msn, and its slot.  Messages map to slots
+ * one to one, so the first guess is right unless local operations (which
+ * carry no message) sit between; then look.
+ */
+static struct mroce_swqe *swqe_of_msn(struct mroce_stream *s, u32 msn,
+				      u32 *index)
 {
-	switch (opcode) {
-	case IB_WR_RDMA_WRITE:
-	case IB_WR_RDMA_WRITE_WITH_IMM:
-		return IB_WC_RDMA_WRITE;
-	case IB_WR_RDMA_READ:
-		return IB_WC_RDMA_READ;
-	case IB_WR_ATOMIC_CMP_AND_SWP:
-		return IB_WC_COMP_SWAP;
-	case IB_WR_ATOMIC_FETCH_AND_ADD:
-		return IB_WC_FETCH_ADD;
+	struct mroce_swqe *w;
+	u32 i;
+
+	if (s->sq_done == s->sq_fetch)
+		return NULL;
+	i = s->sq_done + (msn - swqe_at(s, s->sq_done)->msn);
+	if (mroce_seq_before(i, s->sq_fetch) && !mroce_seq_before(i, s->sq_done)) {
+		w = swqe_at(s, i);
+		if (w->msn == msn && !op_is_local(w->wqe.opcode))
+			goto found;
+	}
+	for (i = s->sq_done; i != s->sq_fetch; i++) {
+		w = swqe_at(s, i);
+		if (w->msn == msn && !op_is_local(w->wqe.opcode))
+			goto found;
+		if (mroce_seq_before(msn, w->msn))
+			break;
+	}
+	return NULL;
+found:
+	*index = i;
+	return w;
+}
+
+/* Execute a local operation of the send queue. */
+static enum ib_wc_status stream_local_op(struct mroce_stream *s,
+					 struct mroce_swqe *w, u32 index)
+{
+	struct mroce_qp *qp = s->qp;
+
+	switch (w->wqe.opcode) {
+	case IB_WR_BIND_MW:
+		if (qp->ibqp.qp_type != IB_QPT_RC && qp->ibqp.qp_type != IB_QPT_UC)
+			return IB_WC_LOC_QP_OP_ERR;
+		return mroce_mw_bind(qp, &w->wqe);
+	case IB_WR_LOCAL_INV:
+		return mroce_invalidate(qp, w->wqe.imm_data, false) ?
+		       IB_WC_LOC_QP_OP_ERR : IB_WC_SUCCESS;
 	default:
-		return IB_WC_SEND;
+		/* REG_MR: kernel consumers only, who left the region aside. */
+		if (!qp->sq_reg || !qp->sq_reg[index & (s->sq_entries - 1)])
+			return IB_WC_LOC_QP_OP_ERR;
+		return mroce_fast_reg(qp, qp->sq_reg[index & (s->sq_entries - 1)],
+				      w->wqe.wr.bind.new_rkey, w->wqe.wr.bind.access);
 	}
 }
 
@@ -105,7 +150,8 @@ struct mroce_stream *mroce_stream_create(struct mroce_qp *qp)
 	if (!s)
 		return NULL;
 	s->sq_entries = qp->sq->entries;
-	s->rq_entries = qp->rq->entries;
+	/* With an SRQ, the receives of the messages in the window. */
+	s->rq_entries = qp->rq ? qp->rq->entries : MROCE_STREAM_WINDOW;
 	s->swq = kvcalloc(s->sq_entries, sizeof(*s->swq), GFP_KERNEL);
 	s->rwq = kvcalloc(s->rq_entries, sizeof(*s->rwq), GFP_KERNEL);
 	if (!s->swq || !s->rwq) {
@@ -130,7 +176,8 @@ struct mroce_stream *mroce_stream_create(struct mroce_qp *qp)
 	s->sq_fetch = READ_ONCE(qp->sq->hdr->consumer);
 	s->sq_done = s->sq_fetch;
 	s->sq_seg = s->sq_fetch;
-	s->rq_done = READ_ONCE(qp->rq->hdr->consumer);
+	if (qp->rq)
+		s->rq_done = READ_ONCE(qp->rq->hdr->consumer);
 	return s;
 }
 
@@ -227,7 +274,7 @@ static void stream_complete_sends(struct mroce_stream *s)
 		    w->status != IB_WC_SUCCESS) {
 			cqe.wr_id = w->wqe.wr_id;
 			cqe.status = w->status;
-			cqe.opcode = send_wc_opcode(w->wqe.opcode);
+			cqe.opcode = mroce_send_wc_opcode(w->wqe.opcode);
 			cqe.byte_len = w->len;
 			cqe.qp_num = s->qpn;
 			stream_post_cqe(to_mcq(qp->ibqp.send_cq), &cqe, false);
@@ -254,51 +301,63 @@ static void flush_send_ring(struct mroce_stream *s)
 	u32 prod = mroce_ring_producer(qp->sq);
 
 	/* Copied requests first, then those still only in the ring. */
-	while (s->sq_done != prod) {
+	while (s->sq_done != prod && mroce_seq_before(s->sq_done, s->sq_fetch)) {
+		struct mroce_swqe *w = swqe_at(s, s->sq_done);
 		struct mroce_cqe cqe = {
 			.status = IB_WC_WR_FLUSH_ERR,
 			.qp_num = s->qpn,
+			.wr_id = w->wqe.wr_id,
+			.opcode = mroce_send_wc_opcode(w->wqe.opcode),
 		};
 
-		if (mroce_seq_before(s->sq_done, s->sq_fetch)) {
-			struct mroce_swqe *w = swqe_at(s, s->sq_done);
-
-			cqe.wr_id = w->wqe.wr_id;
-			cqe.opcode = send_wc_opcode(w->wqe.opcode);
-		} else {
-			struct mroce_send_wqe *wqe = mroce_ring_entry(qp->sq, s->sq_done);
-
-			cqe.wr_id = READ_ONCE(wqe->wr_id);
-			cqe.opcode = send_wc_opcode(READ_ONCE(wqe->opcode));
-			s->sq_fetch = s->sq_done + 1;
-		}
 		stream_post_cqe(cq, &cqe, false);
 		s->sq_done++;
 	}
+	s->sq_done = mroce_qp_flush_sq(qp, s->sq_done);
 	s->sq_fetch = s->sq_done;
 	s->sq_seg = s->sq_done;
-	mroce_ring_consumed(qp->sq, s->sq_done);
 }
 
-static void flush_recv_ring(struct mroce_stream *s)
+/**
+ * mroce_stream_rq_kick() - receives were posted to a kernel QP
+ * @s: its stream
+ *
+ * After the stream failed they complete at once, flushed, so that a
+ * consumer draining the QP (ib_drain_rq()) sees its marker complete.
+ */
+void mroce_stream_rq_kick(struct mroce_stream *s)
+{
+	spin_lock_bh(&s->conn->lock);
+	if (s->qp && s->error && s->qp->rq)
+		s->rq_done = mroce_qp_flush_rq(s->qp, s->rq_done);
+	spin_unlock_bh(&s->conn->lock);
+}
+
+/*
+ * An SRQ's receives that messages in the window took complete with a
+ * flush error; the rest stay in the SRQ for its other QPs.  The QP's
+ * consumer learns that no more will come (IB_EVENT_QP_LAST_WQE_REACHED).
+ */
+static void flush_srq_receives(struct mroce_stream *s)
 {
 	struct mroce_qp *qp = s->qp;
-	struct mroce_cq *cq = to_mcq(qp->ibqp.recv_cq);
-	u32 prod = mroce_ring_producer(qp->rq);
+	unsigned int i;
 
-	while (s->rq_done != prod) {
-		struct mroce_recv_wqe *wqe = mroce_ring_entry(qp->rq, s->rq_done);
+	for (i = 0; i < MROCE_STREAM_WINDOW; i++) {
+		struct mroce_rmsg *m = &s->rmsg[i];
 		struct mroce_cqe cqe = {
-			.wr_id = READ_ONCE(wqe->wr_id),
 			.status = IB_WC_WR_FLUSH_ERR,
 			.opcode = IB_WC_RECV,
 			.qp_num = s->qpn,
 		};
 
-		stream_post_cqe(cq, &cqe, false);
-		s->rq_done++;
+		if (m->state == MROCE_RMSG_FREE || !m->recv || !m->recv_loaded)
+			continue;
+		cqe.wr_id = s->rwq[m->ssn & (s->rq_entries - 1)].wr_id;
+		stream_post_cqe(to_mcq(qp->ibqp.recv_cq), &cqe, false);
+		m->state = MROCE_RMSG_FREE;
 	}
-	mroce_ring_consumed(qp->rq, s->rq_done);
+	mroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 }
 
 /**
@@ -321,16 +380,8 @@ void mroce_stream_fail(struct mroce_stream *s, enum ib_wc_status status)
 	if (!s->error) {
 		s->error = true;
 		WRITE_ONCE(qp->state, IB_QPS_ERR);
-		if (qp->ibqp.event_handler) {
-			struct ib_event ev = {
-				.device = qp->ibqp.device,
-				.element.qp = &qp->ibqp,
-				.event = IB_EVENT_QP_FATAL,
-			};
-
-			if (status != IB_WC_WR_FLUSH_ERR)
-				qp->ibqp.event_handler(&ev, qp->ibqp.qp_context);
-		}
+		if (status != IB_WC_WR_FLUSH_ERR)
+			mroce_qp_event(qp, IB_EVENT_QP_FATAL);
 	}
 	list_for_each_entry_safe(resp, tmp, &s->resp_q, node)
 		mroce_resp_free(resp);
@@ -345,7 +396,10 @@ void mroce_stream_fail(struct mroce_stream *s, enum ib_wc_status status)
 	}
 	stream_complete_sends(s);
 	flush_send_ring(s);
-	flush_recv_ring(s);
+	if (qp->rq)
+		s->rq_done = mroce_qp_flush_rq(qp, s->rq_done);
+	else
+		flush_srq_receives(s);
 }
 
 /* Copy one send request out of the ring and check it. */
@@ -364,10 +418,23 @@ static enum ib_wc_status stream_fetch_one(struct mroce_stream *s,
 	w->placed = 0;
 	w->gen = 0;
 	w->rnr_left = qp->attr.rnr_retry;
+	if (op_is_local(w->wqe.opcode)) {
+		/* Done now; it carries no message, so the next one's number. */
+		w->msn = s->snd_msn;
+		w->ssn = 0;
+		w->len = 0;
+		w->status = stream_local_op(s, w, s->sq_fetch);
+		w->state = MROCE_SWQE_DONE;
+		return w->status;
+	}
 	w->msn = s->snd_msn++;
 	w->ssn = op_consumes_recv(w->wqe.opcode) ? s->snd_ssn++ : 0;
 
 	if (!wire_opcode(w->wqe.opcode))
+		return IB_WC_LOC_QP_OP_ERR;
+	/* UC has SENDs and WRITEs only (IB spec 9.7.4). */
+	if (qp->ibqp.qp_type == IB_QPT_UC &&
+	    (op_is_rd_atomic(w->wqe.opcode) || w->wqe.opcode == IB_WR_SEND_WITH_INV))
 		return IB_WC_LOC_QP_OP_ERR;
 	if (w->wqe.send_flags & MROCE_SEND_F_INLINE) {
 		if (w->wqe.inline_len > qp->max_inline ||
@@ -419,6 +486,9 @@ static void stream_fetch(struct mroce_stream *s)
 				stream_complete_sends(s);
 				return;
 			}
+			/* A local operation may complete at once. */
+			if (w->state == MROCE_SWQE_DONE)
+				stream_complete_sends(s);
 		}
 		if (s->sq_fetch != prod)
 			return;	/* table full: completions bring us back */
@@ -633,43 +703,6 @@ bool mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
 	return false;
 }
 
-/*
- * Copy @len bytes between @buf and byte @offset of a local scatter list:
- * into it (@to_mr, which needs local write access) or out of it.
- */
-static int sge_copy(struct mroce_stream *s, const struct mroce_sge *sges,
-		    u32 nsge, u32 offset, u8 *buf, u32 len, bool to_mr)
-{
-	struct mroce_dev *mdev = to_mdev(s->qp->ibqp.device);
-	int access = to_mr ? IB_ACCESS_LOCAL_WRITE : 0;
-	u32 i;
-
-	for (i = 0; i < nsge && len; i++) {
-		const struct mroce_sge *sge = &sges[i];
-		struct mroce_mr *mr;
-		u32 n;
-
-		if (offset >= sge->length) {
-			offset -= sge->length;
-			continue;
-		}
-		n = min(len, sge->length - offset);
-		mr = mroce_mr_get(mdev, sge->lkey, false);
-		if (!mr)
-			return -EINVAL;
-		if (mroce_mr_check(mr, s->qp->ibqp.pd, sge->addr + offset, n, access)) {
-			mroce_mr_put(mr);
-			return -EINVAL;
-		}
-		mroce_mr_copy(mr, sge->addr + offset, buf, n, to_mr);
-		mroce_mr_put(mr);
-		buf += n;
-		len -= n;
-		offset = 0;
-	}
-	return len ? -EINVAL : 0;
-}
-
 /* Gather @len bytes at @offset of a request's payload. */
 static int gather(struct mroce_stream *s, struct mroce_swqe *w, u32 offset,
 		  u8 *buf, u32 len)
@@ -678,14 +711,16 @@ static int gather(struct mroce_stream *s, struct mroce_swqe *w, u32 offset,
 		memcpy(buf, w->inline_data + offset, len);
 		return 0;
 	}
-	return sge_copy(s, w->sge, w->wqe.num_sge, offset, buf, len, false);
+	return mroce_sge_copy(s->qp->ibqp.pd, w->sge, w->wqe.num_sge, offset, buf,
+			      len, false);
 }
 
 /* Scatter @len bytes to @offset of a local scatter list. */
 static int scatter(struct mroce_stream *s, const struct mroce_sge *sges,
 		   u32 nsge, u32 offset, const u8 *buf, u32 len)
 {
-	return sge_copy(s, sges, nsge, offset, (u8 *)buf, len, true);
+	return mroce_sge_copy(s->qp->ibqp.pd, sges, nsge, offset, (u8 *)buf, len,
+			      true);
 }
 
 /**
@@ -805,6 +840,13 @@ static struct mroce_rwqe *stream_recv(struct mroce_stream *s, u32 ssn, bool *bad
 	u32 prod, i;
 
 	*bad = false;
+	if (qp->ibqp.srq) {
+		/* Any posted receive will do; ssn only names the slot. */
+		int err = mroce_srq_take(to_msrq(qp->ibqp.srq), r);
+
+		*bad = err == -EINVAL;
+		return err ? NULL : r;
+	}
 	prod = mroce_ring_producer(qp->rq);
 	if (!mroce_seq_before(ssn, prod) || ssn - s->rq_done >= s->rq_entries)
 		return NULL;
@@ -865,7 +907,8 @@ static void stream_advance(struct mroce_stream *s)
 			}
 			stream_post_cqe(to_mcq(qp->ibqp.recv_cq), &cqe, m->solicited);
 			s->rq_done = m->ssn + 1;
-			mroce_ring_consumed(qp->rq, s->rq_done);
+			if (qp->rq)
+				mroce_ring_consumed(qp->rq, s->rq_done);
 		}
 		m->state = MROCE_RMSG_FREE;
 		if (m->status != IB_WC_SUCCESS) {
@@ -883,25 +926,12 @@ static void stream_advance(struct mroce_stream *s)
 		stream_report(s);
 }
 
-static void stream_event(struct mroce_stream *s, enum ib_event_type type)
-{
-	struct ib_qp *ibqp = &s->qp->ibqp;
-	struct ib_event ev = {
-		.device = ibqp->device,
-		.element.qp = ibqp,
-		.event = type,
-	};
-
-	if (ibqp->event_handler)
-		ibqp->event_handler(&ev, ibqp->qp_context);
-}
-
 /* Fatal responder error: NAK the message, fail the QP after reporting. */
 static void stream_rx_fatal(struct mroce_stream *s, struct mroce_rmsg *m,
 			    u8 nak, enum ib_wc_status status)
 {
-	stream_event(s, nak == MROCE_NAK_REMOTE_ACCESS ? IB_EVENT_QP_ACCESS_ERR :
-							 IB_EVENT_QP_REQ_ERR);
+	mroce_qp_event(s->qp, nak == MROCE_NAK_REMOTE_ACCESS ?
+			      IB_EVENT_QP_ACCESS_ERR : IB_EVENT_QP_REQ_ERR);
 	stream_nak(s, m, nak);
 	m->status = status;
 	if (m->recv) {
@@ -917,18 +947,10 @@ static struct mroce_mr *stream_rkey(struct mroce_stream *s, u32 rkey, u64 va,
 				    u64 len, int access)
 {
 	struct mroce_qp *qp = s->qp;
-	struct mroce_mr *mr;
 
 	if ((qp->attr.qp_access_flags & access) != access)
 		return NULL;
-	mr = mroce_mr_get(to_mdev(qp->ibqp.device), rkey, true);
-	if (!mr)
-		return NULL;
-	if (mroce_mr_check(mr, qp->ibqp.pd, va, len, access)) {
-		mroce_mr_put(mr);
-		return NULL;
-	}
-	return mr;
+	return mroce_rkey_get(qp, rkey, va, len, access);
 }
 
 static void stream_run_atomic(struct mroce_stream *s, struct mroce_rmsg *m,
@@ -1018,6 +1040,13 @@ static void stream_rx_place(struct mroce_stream *s, struct mroce_rmsg *m,
 			return;
 		}
 		m->recv_loaded = true;
+		/* Once per message: its first packet that finds the receive. */
+		if (pkt->opcode == MROCE_OP_SEND_INV &&
+		    mroce_invalidate(s->qp, pkt->imm, true)) {
+			stream_rx_fatal(s, m, MROCE_NAK_INVALID_REQUEST,
+					IB_WC_LOC_QP_OP_ERR);
+			return;
+		}
 	}
 	if (m->recv)
 		r = &s->rwq[m->ssn & (s->rq_entries - 1)];
@@ -1053,12 +1082,9 @@ static void stream_rx_response(struct mroce_stream *s, const struct mroce_pkt *p
 	bool is_read;
 	u32 index;
 
-	if (s->sq_done == s->sq_fetch)
+	w = swqe_of_msn(s, pkt->msn, &index);
+	if (!w)
 		return;
-	index = s->sq_done + (pkt->msn - swqe_at(s, s->sq_done)->msn);
-	if (!mroce_seq_before(index, s->sq_fetch) || mroce_seq_before(index, s->sq_done))
-		return;
-	w = swqe_at(s, index);
 	is_read = w->wqe.opcode == IB_WR_RDMA_READ;
 	if (pkt->opcode == MROCE_OP_READ_RESP)
 		is_read = !is_read;	/* true now means: wrong response type */
@@ -1142,6 +1168,11 @@ void mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 		m->solicited = true;
 
 	if (pkt->opcode == MROCE_OP_READ_REQ || mroce_op_is_atomic(pkt->opcode)) {
+		if (s->qp->ibqp.qp_type == IB_QPT_UC) {
+			stream_rx_fatal(s, m, MROCE_NAK_INVALID_REQUEST,
+					IB_WC_REM_INV_REQ_ERR);
+			return;
+		}
 		m->va = pkt->va;
 		m->rkey = pkt->rkey;
 		m->swap_add = pkt->swap_add;
@@ -1168,12 +1199,11 @@ void mroce_stream_progress(struct mroce_stream *s,
 	if (!s->qp || s->error)
 		return;
 	/* The NAK first: a message it fails must not complete as a success. */
-	if (rec->nak != MROCE_NAK_NONE && s->sq_done != s->sq_fetch) {
-		u32 index = s->sq_done + (rec->nak_msn - swqe_at(s, s->sq_done)->msn);
-		struct mroce_swqe *w = swqe_at(s, index);
+	if (rec->nak != MROCE_NAK_NONE) {
+		u32 index;
+		struct mroce_swqe *w = swqe_of_msn(s, rec->nak_msn, &index);
 
-		if (mroce_seq_before(index, s->sq_fetch) && w->msn == rec->nak_msn &&
-		    w->gen == rec->nak_gen && w->state == MROCE_SWQE_SENT) {
+		if (w && w->gen == rec->nak_gen && w->state == MROCE_SWQE_SENT) {
 			switch (rec->nak) {
 			case MROCE_NAK_RNR:
 				mroce_count(s->conn->mdev, MROCE_CNT_RNR_NAKS_RCVD, 1);

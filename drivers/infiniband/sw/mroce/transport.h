@@ -289,6 +289,10 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 				struct mroce_stream *probed);
 struct sk_buff *mroce_build_hello(struct mroce_conn *conn);
 void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q);
+struct sk_buff *mroce_alloc_skb(unsigned int len, unsigned int path, bool data);
+int mroce_xmit_one(struct mroce_dev *mdev, struct sk_buff *skb,
+		   const struct in6_addr *laddr, const struct in6_addr *raddr,
+		   u16 sport);
 
 /* receive.c */
 int mroce_udp_recv(struct sock *sk, struct sk_buff *skb);
@@ -308,6 +312,7 @@ void mroce_stream_progress(struct mroce_stream *s,
 			   const struct mroce_ack_stream *rec, u64 now_us);
 void mroce_stream_fail(struct mroce_stream *s, enum ib_wc_status status);
 void mroce_stream_sq_kick(struct mroce_stream *s);
+void mroce_stream_rq_kick(struct mroce_stream *s);
 u64 mroce_stream_deadline(struct mroce_stream *s);
 bool mroce_stream_timer(struct mroce_stream *s, u64 now_us);
 void mroce_stream_seg_expired(struct mroce_seg *seg);

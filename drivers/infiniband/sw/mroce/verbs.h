@@ -6,7 +6,9 @@
 #ifndef MROCE_VERBS_H
 #define MROCE_VERBS_H
 
+#include <linux/completion.h>
 #include <linux/kref.h>
+#include <linux/refcount.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <rdma/ib_umem.h>
@@ -25,6 +27,10 @@
 #define MROCE_MAX_MR_SIZE	BIT_ULL(40)
 #define MROCE_MAX_RD_ATOMIC	128
 #define MROCE_MAX_AH		(64 * 1024)
+#define MROCE_MAX_SRQ		4096
+#define MROCE_MAX_SRQ_WR	4096
+#define MROCE_MAX_FR_PAGES	(512 * 1024)
+#define MROCE_MAX_MW		(64 * 1024)
 
 /**
  * struct mroce_ring - a queue of fixed-size entries behind a ring header
@@ -130,6 +136,16 @@ int mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *cqe,
  * @iova: first address of the region
  * @length: bytes
  * @access: IB_ACCESS_* flags
+ * @lock: a fast-registration region: serialises registration and
+ *	invalidation with lookups of its key
+ * @fr_pages: a fast-registration region: kernel addresses of its pages,
+ *	as map_mr_sg() set them; NULL for the other kinds
+ * @fr_max: entries of @fr_pages
+ * @fr_npages: pages mapped
+ * @valid: a fast-registration region is registered and not invalidated;
+ *	other regions are valid from registration to deregistration
+ * @binds: memory windows bound to the region; it cannot be deregistered
+ *	while any are
  * @free_work: frees the region when the last reference goes in softirq
  * @rcu: lookups run under RCU
  */
@@ -143,6 +159,12 @@ struct mroce_mr {
 	u64 iova;
 	u64 length;
 	int access;
+	spinlock_t lock;	/* fast registration state */
+	u64 *fr_pages;
+	u32 fr_max;
+	u32 fr_npages;
+	bool valid;
+	atomic_t binds;
 	struct work_struct free_work;
 	struct rcu_head rcu;
 };
@@ -159,11 +181,100 @@ int mroce_mr_check(struct mroce_mr *mr, struct ib_pd *pd, u64 va, u64 len,
 void mroce_mr_copy(struct mroce_mr *mr, u64 va, void *buf, u32 len,
 		   bool to_mr);
 void *mroce_mr_atomic_ptr(struct mroce_mr *mr, u64 va, struct page **page);
+int mroce_sge_copy(struct ib_pd *pd, const struct mroce_sge *sges, u32 nsge,
+		   u32 offset, u8 *buf, u32 len, bool to_mr);
 
 void mroce_mr_init(struct mroce_dev *mdev);
 void mroce_mr_cleanup(struct mroce_dev *mdev);
+int mroce_mr_publish(struct mroce_dev *mdev, void *entry, u32 *index);
+
+/* An entry of the key table that is a memory window, not a region. */
+#define MROCE_KEY_WINDOW	1
+
+/**
+ * struct mroce_window - the state of a memory window, which remote
+ *	access reads under RCU; it outlives the verbs object by a grace
+ *	period
+ * @lock: serialises binding and invalidation with lookups
+ * @rkey: current rkey
+ * @type: IB_MW_TYPE_1 or IB_MW_TYPE_2
+ * @valid: bound and not invalidated
+ * @pd: the window's protection domain
+ * @mr: the region it is bound to (referenced), or NULL
+ * @va: first address it opens
+ * @length: bytes it opens
+ * @access: IB_ACCESS_REMOTE_* it grants
+ * @qpn: type 2: the queue pair it was bound by, the only one that may use
+ *	it
+ * @rcu: freed after a grace period
+ */
+struct mroce_window {
+	spinlock_t lock;	/* binding state */
+	u32 rkey;
+	u8 type;
+	bool valid;
+	struct ib_pd *pd;
+	struct mroce_mr *mr;
+	u64 va;
+	u64 length;
+	int access;
+	u32 qpn;
+	struct rcu_head rcu;
+};
+
+struct mroce_mw {
+	struct ib_mw ibmw;
+	struct mroce_window *win;
+};
+
+static inline struct mroce_mw *to_mmw(struct ib_mw *ibmw)
+{
+	return container_of(ibmw, struct mroce_mw, ibmw);
+}
+
+struct mroce_send_wqe;
+struct mroce_qp;
+struct mroce_mr *mroce_rkey_get(struct mroce_qp *qp, u32 rkey, u64 va,
+				u64 len, int access);
+enum ib_wc_status mroce_mw_bind(struct mroce_qp *qp,
+				const struct mroce_send_wqe *wqe);
+int mroce_invalidate(struct mroce_qp *qp, u32 rkey, bool remote);
+enum ib_wc_status mroce_fast_reg(struct mroce_qp *qp, struct ib_mr *ibmr,
+				 u32 key, int access);
 
 struct mroce_stream;
+struct mroce_rwqe;
+
+/**
+ * struct mroce_srq - shared receive queue
+ * @lock: serialises the QPs taking receives and limit changes
+ * @post_lock: serialises kernel posters
+ * @rq: the receive ring (mmapped for a user SRQ)
+ * @done: receives taken
+ * @max_sge: scatter list length of its receives
+ * @limit: armed limit, 0 when disarmed
+ * @user: belongs to a user context
+ */
+struct mroce_srq {
+	struct ib_srq ibsrq;
+	spinlock_t lock;	/* takers of receives, the limit */
+	spinlock_t post_lock;	/* kernel posters */
+	struct mroce_ring *rq;
+	u32 done;
+	u32 max_sge;
+	u32 limit;
+	bool user;
+};
+
+static inline struct mroce_srq *to_msrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct mroce_srq, ibsrq);
+}
+
+int mroce_srq_take(struct mroce_srq *srq, struct mroce_rwqe *r);
+int mroce_ring_post_recv(struct mroce_ring *ring, u32 max_sge,
+			 const struct ib_recv_wr *wr,
+			 const struct ib_recv_wr **bad_wr);
 
 /**
  * struct mroce_qp - queue pair
@@ -173,7 +284,7 @@ struct mroce_stream;
  * @state: IB state; changed under @mutex and, once a stream is attached,
  *	the connection's lock, so the transport reads it under either
  * @sq: send queue ring
- * @rq: receive queue ring
+ * @rq: receive queue ring; NULL when the QP receives from an SRQ
  * @max_send_sge: granted scatter list length of send requests
  * @max_recv_sge: granted scatter list length of receive requests
  * @max_inline: granted inline payload
@@ -183,6 +294,15 @@ struct mroce_stream;
  * @laddr: local address from the path's source GID
  * @raddr: peer address from the path's destination GID
  * @stream: transport state, from RTR on
+ * @ref: held by the QP number table entry and by datagram receivers
+ *	that found the QP there; destroy waits for the last one
+ * @released: completed when @ref drops to zero
+ * @ud_lock: UD/GSI: serialises receivers, state changes and flushes
+ * @rq_done: UD/GSI: receives consumed
+ * @ud_work: UD/GSI: sends the queued datagrams
+ * @ud_wqe: UD/GSI: @ud_work's copy of the request it sends
+ * @sq_reg: a kernel QP: the region of each REG_MR request in the send
+ *	ring, by slot (the ring format has no room for a kernel pointer)
  */
 struct mroce_qp {
 	struct ib_qp ibqp;
@@ -201,6 +321,13 @@ struct mroce_qp {
 	struct in6_addr laddr;
 	struct in6_addr raddr;
 	struct mroce_stream *stream;
+	refcount_t ref;
+	struct completion released;
+	spinlock_t ud_lock;	/* UD receive side and state */
+	u32 rq_done;
+	struct work_struct ud_work;
+	void *ud_wqe;
+	struct ib_mr **sq_reg;
 };
 
 static inline struct mroce_qp *to_mqp(struct ib_qp *ibqp)
@@ -208,13 +335,49 @@ static inline struct mroce_qp *to_mqp(struct ib_qp *ibqp)
 	return container_of(ibqp, struct mroce_qp, ibqp);
 }
 
+static inline bool mroce_qp_is_ud(const struct mroce_qp *qp)
+{
+	return qp->ibqp.qp_type == IB_QPT_UD || qp->ibqp.qp_type == IB_QPT_GSI;
+}
+
+struct mroce_qp *mroce_qp_get(struct mroce_dev *mdev, u32 qpn);
+void mroce_qp_put(struct mroce_qp *qp);
+u32 mroce_qp_flush_rq(struct mroce_qp *qp, u32 from);
+u32 mroce_qp_flush_sq(struct mroce_qp *qp, u32 from);
+enum ib_wc_opcode mroce_send_wc_opcode(u32 opcode);
+void mroce_qp_event(struct mroce_qp *qp, enum ib_event_type type);
+
+/**
+ * struct mroce_av - what sending a datagram needs of an address handle
+ * @pd: the address handle's protection domain
+ * @laddr: source address (the source GID)
+ * @raddr: destination address (the destination GID)
+ * @rcu: senders read it under RCU, so it is freed after a grace period
+ */
+struct mroce_av {
+	struct ib_pd *pd;
+	struct in6_addr laddr;
+	struct in6_addr raddr;
+	struct rcu_head rcu;
+};
+
 /**
  * struct mroce_ah - address handle: a destination GID and its route
+ * @attr: as created, for query_ah
+ * @num: the number send requests name it by (device-wide, non-zero)
+ * @av: its entry in the device's table of address handles
  */
 struct mroce_ah {
 	struct ib_ah ibah;
 	struct rdma_ah_attr attr;
+	u32 num;
+	struct mroce_av *av;
 };
+
+static inline struct mroce_ah *to_mah(struct ib_ah *ibah)
+{
+	return container_of(ibah, struct mroce_ah, ibah);
+}
 
 /* Verbs implemented in cq.c, mr.c and qp.c. */
 int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
@@ -227,6 +390,12 @@ struct ib_mr *mroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				u64 iova, int access, struct ib_udata *udata);
 int mroce_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *mroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			     u32 max_num_sg);
+int mroce_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		    unsigned int *sg_offset);
+int mroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int mroce_dealloc_mw(struct ib_mw *ibmw);
 int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		    struct ib_udata *udata);
 int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -238,5 +407,24 @@ int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		    const struct ib_send_wr **bad_wr);
 int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr);
+
+/* srq.c */
+int mroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
+		     struct ib_udata *udata);
+int mroce_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		     enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int mroce_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int mroce_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int mroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			const struct ib_recv_wr **bad_wr);
+
+/* ud.c */
+int mroce_ud_init(struct mroce_qp *qp);
+void mroce_ud_cleanup(struct mroce_qp *qp);
+void mroce_ud_sq_kick(struct mroce_qp *qp);
+void mroce_ud_set_state(struct mroce_qp *qp, enum ib_qp_state state);
+struct mroce_pkt;
+void mroce_ud_rx(struct mroce_dev *mdev, struct sk_buff *skb,
+		 const struct mroce_pkt *pkt);
 
 #endif /* MROCE_VERBS_H */

@@ -84,6 +84,8 @@ int mroce_wire_hdr_len(const void *buf, size_t avail)
 		return MROCE_HELLO_LEN;
 	case MROCE_PKT_PROBE:
 		return MROCE_PROBE_LEN;
+	case MROCE_PKT_DATAGRAM:
+		return MROCE_DGRAM_HDR_LEN;
 	default:
 		return -EINVAL;
 	}
@@ -210,6 +212,17 @@ int mroce_wire_parse(const void *buf, size_t hdr_avail, size_t pkt_len,
 			return -EINVAL;
 		return 0;
 	}
+	case MROCE_PKT_DATAGRAM: {
+		const struct mroce_dgram_hdr *g = (const void *)(p + MROCE_HDR_LEN);
+
+		pkt->dst_qpn = get_unaligned_be32(&g->dst_qpn) & MROCE_QPN_MASK;
+		pkt->src_qpn = get_unaligned_be32(&g->src_qpn) & MROCE_QPN_MASK;
+		pkt->qkey = get_unaligned_be32(&g->qkey);
+		pkt->imm = get_unaligned_be32(&g->imm);
+		pkt->payload_len = pkt_len - len;
+		pkt->msg_len = pkt->payload_len;
+		return 0;
+	}
 	default: {
 		const struct mroce_probe_hdr *pr = (const void *)(p + MROCE_HDR_LEN);
 
@@ -330,6 +343,15 @@ size_t mroce_wire_build(void *buf, const struct mroce_pkt *pkt)
 		h->reserved = 0;
 		h->reserved2 = 0;
 		return MROCE_HELLO_LEN;
+	}
+	case MROCE_PKT_DATAGRAM: {
+		struct mroce_dgram_hdr *g = (void *)(p + MROCE_HDR_LEN);
+
+		put_unaligned_be32(pkt->dst_qpn & MROCE_QPN_MASK, &g->dst_qpn);
+		put_unaligned_be32(pkt->src_qpn & MROCE_QPN_MASK, &g->src_qpn);
+		put_unaligned_be32(pkt->qkey, &g->qkey);
+		put_unaligned_be32(pkt->flags & MROCE_F_IMM ? pkt->imm : 0, &g->imm);
+		return MROCE_DGRAM_HDR_LEN;
 	}
 	default: {
 		struct mroce_probe_hdr *pr = (void *)(p + MROCE_HDR_LEN);

@@ -25,11 +25,13 @@ enum mroce_pkt_type {
 	MROCE_PKT_ACK = 2,
 	MROCE_PKT_HELLO = 3,
 	MROCE_PKT_PROBE = 4,
+	MROCE_PKT_DATAGRAM = 5,
 };
 
 /* Common header flags. */
 #define MROCE_F_ACK_REQ		BIT(0)
 #define MROCE_F_SOLICITED	BIT(1)	/* DATA: last packet asks for an event */
+#define MROCE_F_IMM		BIT(2)	/* DATAGRAM: carries immediate data */
 
 enum mroce_opcode {
 	MROCE_OP_SEND = 1,
@@ -104,11 +106,19 @@ struct mroce_probe_hdr {
 	__be32 reserved;
 };
 
+struct mroce_dgram_hdr {
+	__be32 dst_qpn;
+	__be32 src_qpn;
+	__be32 qkey;
+	__be32 imm;
+};
+
 #define MROCE_HDR_LEN		sizeof(struct mroce_hdr)
 #define MROCE_DATA_HDR_LEN	(MROCE_HDR_LEN + sizeof(struct mroce_data_hdr))
 #define MROCE_ACK_HDR_LEN	(MROCE_HDR_LEN + sizeof(struct mroce_ack_hdr))
 #define MROCE_HELLO_LEN		(MROCE_HDR_LEN + sizeof(struct mroce_hello_hdr))
 #define MROCE_PROBE_LEN		(MROCE_HDR_LEN + sizeof(struct mroce_probe_hdr))
+#define MROCE_DGRAM_HDR_LEN	(MROCE_HDR_LEN + sizeof(struct mroce_dgram_hdr))
 /* Largest header of a packet that carries payload (WRITE_IMM). */
 #define MROCE_DATA_HDR_MAX	(MROCE_DATA_HDR_LEN + 24)
 
@@ -118,6 +128,7 @@ static_assert(sizeof(struct mroce_ack_hdr) == 40);
 static_assert(sizeof(struct mroce_stream_rec) == 16);
 static_assert(sizeof(struct mroce_hello_hdr) == 8);
 static_assert(sizeof(struct mroce_probe_hdr) == 8);
+static_assert(sizeof(struct mroce_dgram_hdr) == 16);
 
 /**
  * struct mroce_ack_stream - one stream record of an ACK, host order
@@ -153,7 +164,7 @@ struct mroce_pkt {
 	u32 psn;
 	u32 hdr_len;
 
-	/* DATA */
+	/* DATA, DATAGRAM */
 	u32 dst_qpn;
 	u32 src_qpn;
 	u8 opcode;
@@ -164,6 +175,7 @@ struct mroce_pkt {
 	u32 payload_len;
 	u32 ssn;
 	u32 imm;		/* immediate data or rkey to invalidate */
+	u32 qkey;		/* DATAGRAM */
 	u64 va;
 	u32 rkey;
 	u64 swap_add;		/* CMP_SWAP swap, FETCH_ADD add, ATOMIC_RESP orig */
