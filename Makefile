@@ -4,13 +4,14 @@
 #   make deps    install the Debian packages everything below needs
 #   make         build mroce.ko and the provider (libmroce-rdmav34.so)
 #   make check   lint + KUnit + the VM integration suite
+#   make check-pyverbs  rdma-core's pyverbs suite on rxe and mroce, compared
 #   make demo    two VMs, an mroce device in each
 # KDIR=<kernel build dir> overrides the kernel the module is built for.
 # The out-of-tree kbuild entry point is the Kbuild file beside this one.
 
 MODULE := drivers/infiniband/sw/mroce/mroce.ko
 
-.PHONY: all module provider verify deps lint kunit vm-test check demo vm-shell bench-loss clean
+.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs demo vm-shell bench-loss clean
 
 all: module provider verify
 
@@ -38,6 +39,9 @@ vm-test: all
 
 check:
 	scripts/check
+
+check-pyverbs: all
+	scripts/vm-tests pyverbs
 
 demo:
 	scripts/demo

@@ -29,7 +29,22 @@
 #   t_done                  print "VM<i>: N passed, N failed[, N skipped]",
 #                           return non-zero if anything failed
 #   t_give_up MSG           record a failed "setup" test, t_done, exit
+# Client/server pairs (2-VM runs; VM0 serves, VM1 connects):
+#   vm_pair2 NAME SECS SERVER CLIENT
+#                           run the SERVER command line on VM0 and, a second
+#                           later, CLIENT on VM1 (both word-split strings);
+#                           ok if both exit 0 within SECS; logs kept in
+#                           $MROCE_VM_OUT/NAME.vm<i>.log
+#   vm_pair NAME SECS CMD...
+#                           the usual perftest/pingpong shape: CMD on VM0,
+#                           CMD followed by VM0's IPv4 address on VM1
 # Devices:
+#   vm_rdma_up TYPE         eth0.. addresses, ib_uverbs, device TYPE0 on eth0;
+#                           sets $dev and $gid (its IPv4 RoCE v2 GID index);
+#                           gives up the test on failure
+#   vm_gid_index DEV [4|6]  print the index of DEV's RoCE v2 GID holding this
+#                           VM's eth0 IPv4 (default) or IPv6 address, waiting
+#                           up to 10 s for it to appear; fails if none
 #   vm_counters DEV [BEFORE]
 #                           DEV's non-zero hardware counters as NAME=VALUE
 #                           words, minus the NAME=VALUE words of BEFORE
@@ -89,6 +104,60 @@ t_give_up() {
 	t_fail setup "$1"
 	t_done
 	exit
+}
+
+vm_pair2() {
+	local name=$1 secs=$2 server=$3 client=$4 out=/tmp/pair.out rc
+	vm_barrier "start-$name" || return
+	if [[ $MROCE_VM_INDEX -eq 0 ]]; then
+		# shellcheck disable=SC2086 # command lines are word-split on purpose
+		timeout "$secs" $server >"$out" 2>&1
+	else
+		sleep 1
+		# shellcheck disable=SC2086
+		timeout "$secs" $client >"$out" 2>&1
+	fi
+	rc=$?
+	if [[ $rc -eq 0 ]]; then
+		t_ok "$name $(grep -E '^ *[0-9]+ +[0-9]+ ' "$out" | tail -n 1 | tr -s ' ')"
+	else
+		t_fail "$name" "exit $rc: $(tail -n 5 "$out" | tr '\n' ' ')"
+	fi
+	cp "$out" "$MROCE_VM_OUT/$name.vm$MROCE_VM_INDEX.log" 2>/dev/null
+	vm_barrier "end-$name"
+}
+
+vm_pair() {
+	local name=$1 secs=$2
+	shift 2
+	vm_pair2 "$name" "$secs" "$*" "$* $(vm_ip 0)"
+}
+
+vm_rdma_up() {
+	dev=${1}0
+	vm_net_setup || t_give_up "network setup"
+	modprobe ib_uverbs
+	rdma link add "$dev" type "$1" netdev eth0 || t_give_up "rdma link add $dev"
+	gid=$(vm_gid_index "$dev") || t_give_up "no IPv4 RoCE v2 GID on $dev"
+}
+
+vm_gid_index() {
+	local dev=$1 want f i
+	if [[ ${2:-4} == 4 ]]; then
+		want=$(printf '0000:0000:0000:0000:0000:ffff:0a4d:%04x' $((MROCE_VM_INDEX + 1)))
+	else
+		want=$(printf 'fd77:0000:0000:0000:0000:0000:0000:%04x' $((MROCE_VM_INDEX + 1)))
+	fi
+	for ((i = 0; i < 100; i++)); do
+		for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
+			[[ $(cat "$f" 2>/dev/null) == "$want" ]] || continue
+			grep -qs 'RoCE v2' "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/${f##*/}" || continue
+			echo "${f##*/}"
+			return 0
+		done
+		sleep 0.1
+	done
+	return 1
 }
 
 vm_counters() {
