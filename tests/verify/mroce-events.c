@@ -20,6 +20,10 @@
  *              of a region without remote access: WRITEs inside it land,
  *              a QP it is not bound to is refused, and after LOCAL_INV the
  *              window's rkey is refused too
+ *   limits     what ibv_query_device advertises holds: one more CQE, work
+ *              request, SGE or SRQ entry than the limit is refused with
+ *              EINVAL and the limit itself is granted; CQs are refused
+ *              with ENOMEM once max_cq exist
  *   port       (with -n NETDEV) the netdev going down and up raises
  *              IBV_EVENT_PORT_ERR then IBV_EVENT_PORT_ACTIVE
  *
@@ -670,6 +674,115 @@ out:
 	release(&r);
 }
 
+enum cap_field { SEND_WR, RECV_WR, SEND_SGE, RECV_SGE, NCAPS };
+
+static const char *const cap_name[NCAPS] = {
+	"max_send_wr", "max_recv_wr", "max_send_sge", "max_recv_sge",
+};
+
+/* Can an RC QP with one capability at @v (the others 1) be created? */
+static bool qp_with(struct ibv_cq *cq, enum cap_field f, uint32_t v)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = cq, .recv_cq = cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ibv_qp *qp;
+
+	switch (f) {
+	case SEND_WR:
+		init.cap.max_send_wr = v;
+		break;
+	case RECV_WR:
+		init.cap.max_recv_wr = v;
+		break;
+	case SEND_SGE:
+		init.cap.max_send_sge = v;
+		break;
+	default:
+		init.cap.max_recv_sge = v;
+		break;
+	}
+	qp = ibv_create_qp(g.pd, &init);
+	if (qp)
+		ibv_destroy_qp(qp);
+	return qp;
+}
+
+static void test_limits(void)
+{
+	const char *name = "limits";
+	struct ibv_device_attr a;
+	struct ibv_srq_init_attr si = { .attr = { .max_sge = 1 } };
+	struct ibv_cq **cqs = NULL, *cq = NULL;
+	struct ibv_srq *srq;
+	uint32_t max[NCAPS];
+	int i, n = 0, err;
+
+	if (ibv_query_device(g.ctx, &a)) {
+		report(name, "ibv_query_device: %s", strerror(errno));
+		return;
+	}
+	/* Sizes: the limit is granted, one more is refused. */
+	cq = ibv_create_cq(g.ctx, a.max_cqe, NULL, NULL, 0);
+	if (!cq || ibv_create_cq(g.ctx, a.max_cqe + 1, NULL, NULL, 0) || errno != EINVAL) {
+		report(name, "CQ of max_cqe %d granted: %s; one more refused with EINVAL: %s",
+		       a.max_cqe, cq ? "yes" : "no", strerror(errno));
+		goto out;
+	}
+	max[SEND_WR] = max[RECV_WR] = a.max_qp_wr;
+	max[SEND_SGE] = max[RECV_SGE] = a.max_sge;
+	for (i = 0; i < NCAPS; i++) {
+		if (!qp_with(cq, i, max[i])) {
+			report(name, "QP with %s = %u (the limit) refused: %s",
+			       cap_name[i], max[i], strerror(errno));
+			goto out;
+		}
+		if (qp_with(cq, i, max[i] + 1) || errno != EINVAL) {
+			report(name, "QP with %s = %u (limit + 1) not refused with EINVAL",
+			       cap_name[i], max[i] + 1);
+			goto out;
+		}
+	}
+	si.attr.max_wr = a.max_srq_wr + 1;
+	srq = ibv_create_srq(g.pd, &si);
+	if (srq || errno != EINVAL) {
+		report(name, "SRQ with max_srq_wr + 1 entries not refused with EINVAL");
+		if (srq)
+			ibv_destroy_srq(srq);
+		goto out;
+	}
+	/* Counts: CQs up to max_cq exist at once, then ENOMEM. */
+	cqs = calloc(a.max_cq + 1, sizeof(*cqs));
+	if (!cqs) {
+		report(name, "out of memory");
+		goto out;
+	}
+	for (n = 0; n <= a.max_cq; n++) {
+		cqs[n] = ibv_create_cq(g.ctx, 1, NULL, NULL, 0);
+		if (!cqs[n])
+			break;
+	}
+	err = errno;
+	/*
+	 * With the max_cqe one, n + 1 of ours; kernel consumers (the MAD
+	 * layer's CQ of the GSI QP) hold a few of the device's CQs too.
+	 */
+	if (n + 1 > a.max_cq || n + 1 < a.max_cq - 8 || err != ENOMEM) {
+		report(name, "%d CQs created (max_cq %d), then %s",
+		       n + 1, a.max_cq, strerror(err));
+		goto out;
+	}
+	report(name, NULL);
+out:
+	while (cqs && n > 0)
+		ibv_destroy_cq(cqs[--n]);
+	free(cqs);
+	if (cq)
+		ibv_destroy_cq(cq);
+}
+
 static void test_port(const char *netdev)
 {
 	const char *name = "port";
@@ -741,6 +854,7 @@ int main(int argc, char **argv)
 	test_cq_error();
 	test_nccl();
 	test_mw();
+	test_limits();
 	if (netdev)
 		test_port(netdev);
 
