@@ -441,6 +441,26 @@ static unsigned int tx_new(struct mroce_conn *conn, u64 now,
 	return sent;
 }
 
+/*
+ * The last DATA packet this pass puts on each path asks for an ACK: the
+ * receiver acknowledges every second packet of a path, so a path's odd
+ * last packet would otherwise wait for the retransmission timer (spread
+ * over many paths, most messages leave such a tail on some path).
+ */
+static void ack_req_tails(struct mroce_conn *conn, struct sk_buff_head *q)
+{
+	struct sk_buff *tail[MROCE_MAX_PATHS] = {};
+	struct sk_buff *skb;
+	unsigned int i;
+
+	skb_queue_walk(q, skb)
+		if (MROCE_CB(skb)->data)
+			tail[MROCE_CB(skb)->path] = skb;
+	for (i = 0; i < conn->npaths; i++)
+		if (tail[i])
+			((struct mroce_hdr *)tail[i]->data)->flags |= MROCE_F_ACK_REQ;
+}
+
 static void tx_arm(struct mroce_conn *conn, u64 now)
 {
 	struct mroce_stream *s;
@@ -503,6 +523,7 @@ void mroce_tx_work(struct work_struct *work)
 	budget -= tx_resends(conn, now, &q, budget);
 	budget -= tx_new(conn, now, &q, budget);
 	more = !budget;
+	ack_req_tails(conn, &q);
 arm:
 	tx_arm(conn, now);
 	spin_unlock_bh(&conn->lock);
