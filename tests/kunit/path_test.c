@@ -264,6 +264,48 @@ static void tx_timeout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mroce_txpath_rto(tp), MROCE_RTO_MAX_US);
 }
 
+/*
+ * A timeout whose first transmission is then acknowledged sooner than a
+ * resend could be was premature: the window cut is undone and the RTT
+ * estimator learns the packet's whole delay.
+ */
+static void spurious_timeout_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+	struct mroce_ack_result res;
+	unsigned int counts[1] = {};
+	u8 sack[32] = {};
+	u32 lost[1], psn, cwnd, srtt;
+
+	/* An estimator that believes in 1 ms. */
+	mroce_txpath_send(tp, 10, NULL);
+	mroce_txpath_ack(tp, 1010, 1, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_ASSERT_EQ(test, tp->srtt_us, 1000);
+	cwnd = tp->cwnd;
+	srtt = tp->srtt_us;
+
+	mroce_txpath_send(tp, 2000, NULL);
+	KUNIT_ASSERT_TRUE(test, mroce_txpath_timeout(tp, 2000 + tp->rto_us, &psn));
+	KUNIT_EXPECT_LT(test, tp->cwnd, cwnd);
+	mroce_txpath_resent(tp, psn, 2000 + tp->rto_us);
+	/* The original's ACK, 100 us after the resend. */
+	mroce_txpath_ack(tp, 2100 + tp->rto_us, 2, sack, 0, count_acked, counts,
+			 lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.spurious, 1);
+	KUNIT_EXPECT_GE(test, tp->cwnd, cwnd);	/* restored (and grown) */
+	KUNIT_EXPECT_GT(test, tp->srtt_us, srtt);
+
+	/* A resend acknowledged a whole RTT later was needed: no undo. */
+	mroce_txpath_send(tp, 100000, NULL);
+	KUNIT_ASSERT_TRUE(test, mroce_txpath_timeout(tp, 100000 + tp->rto_us, &psn));
+	cwnd = tp->cwnd;
+	mroce_txpath_resent(tp, psn, 100000 + tp->rto_us);
+	mroce_txpath_ack(tp, 100000 + tp->rto_us + 2 * tp->srtt_us, 3, sack, 0,
+			 count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.spurious, 0);
+	KUNIT_EXPECT_LE(test, tp->cwnd, cwnd + 1);	/* the cut stays */
+}
+
 static void ecn_decrease_once_per_window_test(struct kunit *test)
 {
 	struct mroce_txpath *tp = new_txpath(test);
@@ -440,6 +482,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(tx_room_test),
 	KUNIT_CASE(rtt_estimator_test),
 	KUNIT_CASE(tx_timeout_test),
+	KUNIT_CASE(spurious_timeout_test),
 	KUNIT_CASE(ecn_decrease_once_per_window_test),
 	KUNIT_CASE(lossy_channel_test),
 	{}

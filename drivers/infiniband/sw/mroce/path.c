@@ -142,6 +142,7 @@ u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx)
 
 	slot->ctx = ctx;
 	slot->xmit_us = now_us;
+	slot->first_us = now_us;
 	slot->order = ++tp->xmits;
 	slot->state = MROCE_SLOT_INFLIGHT;
 	slot->sends = 1;
@@ -202,6 +203,7 @@ static bool cwnd_decrease(struct mroce_txpath *tp)
 	tp->ssthresh = max(tp->cwnd, 2U);
 	tp->cwnd_acc = 0;
 	tp->recover = tp->nxt;
+	tp->undo_valid = false;	/* real congestion: nothing to undo */
 	return true;
 }
 
@@ -240,7 +242,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		     u32 *lost, unsigned int max_lost,
 		     struct mroce_ack_result *res)
 {
-	u64 newest_once = 0;
+	u64 newest_once = 0, late = 0;
 	u32 psn;
 
 	memset(res, 0, sizeof(*res));
@@ -270,6 +272,15 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 			newest_once = max(newest_once, slot->xmit_us);
 			if (mroce_seq_before(tp->rack_order, slot->order))
 				tp->rack_order = slot->order;
+		} else if (slot->expiries && tp->srtt_us &&
+			   now_us - slot->xmit_us < tp->srtt_us / 2) {
+			/*
+			 * Acknowledged sooner after its timeout resend than any
+			 * resend could be: the first transmission got through,
+			 * only late.  Its whole delay is what the RTO missed.
+			 */
+			res->spurious++;
+			late = max(late, now_us - slot->first_us);
 		}
 		if (mroce_seq_before(tp->high_acked, psn))
 			tp->high_acked = psn;
@@ -289,6 +300,15 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		if (newest_once && now_us >= newest_once) {
 			res->rtt_us = min_t(u64, now_us - newest_once, U32_MAX);
 			mroce_rtt_sample(tp, res->rtt_us);
+		}
+	}
+	if (res->spurious) {
+		/* Undo the episode's window cut; let the RTO learn the delay. */
+		mroce_rtt_sample(tp, min_t(u64, late, U32_MAX));
+		if (tp->undo_valid) {
+			tp->cwnd = max(tp->cwnd, tp->undo_cwnd);
+			tp->ssthresh = max(tp->ssthresh, tp->undo_ssthresh);
+			tp->undo_valid = false;
 		}
 	}
 
@@ -378,6 +398,12 @@ bool mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us, u32 *psn)
 
 	if (slot->expiries < U8_MAX)
 		slot->expiries++;
+	if (!tp->backoff) {
+		/* First expiry of an episode: remember what it takes away. */
+		tp->undo_cwnd = tp->cwnd;
+		tp->undo_ssthresh = tp->ssthresh;
+		tp->undo_valid = true;
+	}
 	tp->backoff++;
 	/*
 	 * One expiry may be a late ACK, not a dead route: halve the window.

@@ -62,10 +62,12 @@ enum mroce_slot_state {
  * @state: enum mroce_slot_state
  * @sends: transmissions so far
  * @expiries: retransmission timeouts it has suffered
+ * @first_us: time of its first transmission
  */
 struct mroce_txslot {
 	void *ctx;
 	u64 xmit_us;
+	u64 first_us;
 	u32 order;
 	u8 state;
 	u8 sends;
@@ -92,6 +94,9 @@ struct mroce_txslot {
  * @lost: packets found lost, cumulative
  * @sacked: acknowledged packets at or after @una (selectively acked)
  * @lost_pending: packets found lost and not yet sent again
+ * @undo_cwnd: @cwnd before the first timeout of the current episode
+ * @undo_ssthresh: @ssthresh before it
+ * @undo_valid: the episode's window cut may still be undone
  * @slot: outstanding packets, indexed by sequence modulo MROCE_WINDOW
  */
 struct mroce_txpath {
@@ -113,6 +118,9 @@ struct mroce_txpath {
 	u64 lost;
 	u32 sacked;
 	u32 lost_pending;
+	u32 undo_cwnd;
+	u32 undo_ssthresh;
+	bool undo_valid;
 	struct mroce_txslot slot[MROCE_WINDOW];
 };
 
@@ -123,10 +131,13 @@ struct mroce_txpath {
  *	array, oldest first
  * @rtt_us: the RTT sample taken, or 0
  * @congested: the path's window was decreased
+ * @spurious: packets sent again after a timeout whose first transmission
+ *	this ACK acknowledged (the timeout was premature)
  */
 struct mroce_ack_result {
 	unsigned int acked;
 	unsigned int lost;
+	unsigned int spurious;
 	u32 rtt_us;
 	bool congested;
 };

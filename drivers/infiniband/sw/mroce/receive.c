@@ -115,6 +115,7 @@ static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt)
 				      MROCE_WINDOW - path->nresend, &res)) {
 			path->nresend += res.lost;
 			mroce_count(conn->mdev, MROCE_CNT_LOST, res.lost);
+			mroce_count(conn->mdev, MROCE_CNT_SPURIOUS, res.spurious);
 			if (res.congested)
 				mroce_count(conn->mdev, MROCE_CNT_ECN_ECHOED, 1);
 		}

@@ -28,6 +28,7 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_DGRAM_TX] = { .name = "datagrams_sent" },
 	[MROCE_CNT_DGRAM_RX] = { .name = "datagrams_rcvd" },
 	[MROCE_CNT_DGRAM_DROPS] = { .name = "datagram_drops" },
+	[MROCE_CNT_SPURIOUS] = { .name = "spurious_timeouts" },
 };
 
 static_assert(ARRAY_SIZE(mroce_counter_descs) == MROCE_NUM_COUNTERS);
