@@ -11,7 +11,7 @@
 
 MODULE := drivers/infiniband/sw/mroce/mroce.ko
 
-.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs demo vm-shell bench-loss clean
+.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs demo vm-shell bench-loss bench-paths clean
 
 all: module provider verify
 
@@ -49,6 +49,10 @@ demo:
 # Goodput of mroce and rxe side by side under loss (slow: minutes).
 bench-loss:
 	scripts/bench-loss
+
+# Multipath: 1/2/4 shaped links, a lossy link, a black hole, a link down.
+bench-paths:
+	scripts/bench-paths
 
 vm-shell: module
 	scripts/vm shell --module $(MODULE)

@@ -190,6 +190,8 @@ modprobe ib_uverbs
 t_run "rdma link add $dev type $type netdev eth0" \
 	rdma link add "$dev" type "$type" netdev eth0 || t_give_up "no $dev"
 vm_barrier dev-up || { t_done; exit; }
+ev=/sys/kernel/tracing/events/mroce
+[[ $type != mroce ]] || t_run "mroce tracepoints enabled" sh -c "echo 1 > $ev/enable"
 
 # --- points ------------------------------------------------------------------
 
@@ -198,6 +200,29 @@ for spec in $points; do
 	run_point "$n" "$spec"
 	n=$((n + 1))
 done
+
+# --- observability -----------------------------------------------------------
+
+# sum_path NAME: the per-path counters NAME summed over paths.
+sum_path() {
+	cat /sys/class/infiniband/"$dev"/ports/1/hw_counters/path*_"$1" |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
+if [[ $type == mroce ]]; then
+	hw=/sys/class/infiniband/$dev/ports/1/hw_counters
+	for c in retransmits sack_gaps timeouts; do
+		t_run "per-path $c add up to the device's ($(cat "$hw/$c"))" \
+			test "$(sum_path "$c")" -eq "$(cat "$hw/$c")"
+	done
+	echo 0 >"$ev/enable"
+	# The lossy points lose packets both ways: both ends detect and resend.
+	for e in mroce_lost mroce_retransmit; do
+		t_run "tracepoint $e fired under loss" \
+			grep -q "$e:" /sys/kernel/tracing/trace
+	done
+	grep -m 3 -E 'mroce_(lost|retransmit):' /sys/kernel/tracing/trace | sed 's/^/    /'
+fi
 
 # --- teardown ----------------------------------------------------------------
 

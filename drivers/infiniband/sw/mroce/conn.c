@@ -9,11 +9,19 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 
+#include "trace.h"
 #include "transport.h"
 
+/* Fixed at load: the device counters have one set per path. */
 static unsigned int mroce_paths = 8;
-module_param_named(paths, mroce_paths, uint, 0644);
-MODULE_PARM_DESC(paths, "Paths per new connection, 1-64 (default 8)");
+module_param_named(paths, mroce_paths, uint, 0444);
+MODULE_PARM_DESC(paths, "Paths per connection, 1-64 (default 8)");
+
+/* How many paths every connection has. */
+unsigned int mroce_conn_npaths(void)
+{
+	return clamp(mroce_paths, 1U, (unsigned int)MROCE_MAX_PATHS);
+}
 
 static unsigned int mroce_min_rto_us = 2000;
 module_param_named(min_rto_us, mroce_min_rto_us, uint, 0644);
@@ -75,6 +83,8 @@ void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path)
 	dst_cache_reset(&path->dst);
 	path->rerolls++;
 	mroce_count(conn->mdev, MROCE_CNT_REROLLS, 1);
+	mroce_count_path(conn->mdev, path - conn->path, MROCE_PCNT_REROLLS, 1);
+	trace_mroce_reroll(conn, path - conn->path, old, path->sport);
 }
 
 static enum hrtimer_restart mroce_conn_timer(struct hrtimer *timer)
@@ -106,7 +116,7 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 					   const struct in6_addr *laddr,
 					   const struct in6_addr *raddr)
 {
-	unsigned int i, n = clamp(mroce_paths, 1U, (unsigned int)MROCE_MAX_PATHS);
+	unsigned int i, n = mroce_conn_npaths();
 	struct mroce_conn *conn;
 
 	conn = kvzalloc(struct_size(conn, path, n), GFP_KERNEL);

@@ -14,6 +14,9 @@
 
 #include "transport.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 /* Send work of every connection, and deferred frees. */
 struct workqueue_struct *mroce_wq;
 
@@ -44,9 +47,14 @@ static int __init mroce_init(void)
 		return -EINVAL;
 	}
 
+	err = mroce_stats_init(mroce_conn_npaths());
+	if (err)
+		return err;
 	mroce_wq = alloc_workqueue("mroce", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!mroce_wq)
-		return -ENOMEM;
+	if (!mroce_wq) {
+		err = -ENOMEM;
+		goto err_stats;
+	}
 	err = mroce_stream_init_cache();
 	if (err)
 		goto err_wq;
@@ -66,6 +74,8 @@ err_cache:
 	mroce_stream_exit_cache();
 err_wq:
 	destroy_workqueue(mroce_wq);
+err_stats:
+	mroce_stats_exit();
 	return err;
 }
 
@@ -79,6 +89,7 @@ static void __exit mroce_exit(void)
 	destroy_workqueue(mroce_wq);
 	rcu_barrier();	/* kfree_rcu() of regions and connections */
 	mroce_stream_exit_cache();
+	mroce_stats_exit();
 }
 
 /* After ib_core and the UDP tunnel code when all are built in. */

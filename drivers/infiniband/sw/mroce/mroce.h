@@ -61,6 +61,7 @@ extern struct workqueue_struct *mroce_wq;
  * @conn_lock: protects @conns and @nconns for writers
  * @nconns: connections in @conns
  * @counters: enum mroce_counter
+ * @path_counters: enum mroce_path_counter per path id
  */
 struct mroce_dev {
 	struct ib_device ibdev;
@@ -89,6 +90,7 @@ struct mroce_dev {
 	spinlock_t conn_lock;	/* writers of conns */
 	unsigned int nconns;
 	atomic64_t counters[MROCE_NUM_COUNTERS];
+	atomic64_t path_counters[MROCE_MAX_PATHS][MROCE_NUM_PATH_COUNTERS];
 };
 
 static inline struct mroce_dev *to_mdev(struct ib_device *ibdev)

@@ -12,6 +12,7 @@
 #include <net/udp.h>
 #include <rdma/ib_cache.h>
 
+#include "trace.h"
 #include "transport.h"
 
 /* The mroce device that owns local address @laddr in @net, under RCU. */
@@ -113,11 +114,17 @@ static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt)
 				      pkt->ce_count, mroce_stream_seg_acked, NULL,
 				      path->resend + path->nresend,
 				      MROCE_WINDOW - path->nresend, &res)) {
+			for (i = 0; i < res.lost; i++)
+				trace_mroce_lost(conn, pkt->path, path->resend[path->nresend + i]);
 			path->nresend += res.lost;
 			mroce_count(conn->mdev, MROCE_CNT_LOST, res.lost);
+			mroce_count_path(conn->mdev, pkt->path, MROCE_PCNT_SACK_GAPS, res.lost);
 			mroce_count(conn->mdev, MROCE_CNT_SPURIOUS, res.spurious);
-			if (res.congested)
+			if (res.congested) {
 				mroce_count(conn->mdev, MROCE_CNT_ECN_ECHOED, 1);
+				mroce_count_path(conn->mdev, pkt->path,
+						 MROCE_PCNT_ECN_CUTS, 1);
+			}
 		}
 	}
 	for (i = 0; i < pkt->nstreams; i++) {

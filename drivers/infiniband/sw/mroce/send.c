@@ -15,6 +15,7 @@
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 
+#include "trace.h"
 #include "transport.h"
 
 /* Which path a queued skb goes out on, and whether it carries data. */
@@ -319,8 +320,12 @@ void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q)
 			.ecn = MROCE_CB(skb)->data ? INET_ECN_ECT_0 : 0,
 		};
 
-		if (!xmit_flow(sk, skb, &f))
+		if (!xmit_flow(sk, skb, &f)) {
 			mroce_count(conn->mdev, MROCE_CNT_TX_PKTS, 1);
+			if (f.ecn)
+				mroce_count_path(conn->mdev, path - conn->path,
+						 MROCE_PCNT_TX_PKTS, 1);
+		}
 	}
 	rcu_read_unlock();
 	local_bh_enable();
@@ -364,6 +369,8 @@ static void tx_timeouts(struct mroce_conn *conn, u64 now)
 			struct mroce_seg *seg = slot->ctx;
 
 			mroce_count(conn->mdev, MROCE_CNT_TIMEOUTS, 1);
+			mroce_count_path(conn->mdev, i, MROCE_PCNT_TIMEOUTS, 1);
+			trace_mroce_timeout(conn, i, psn);
 			path->resend[path->nresend++] = psn;
 			if (path->tx.backoff == 2)
 				mroce_path_reroll(conn, path);
@@ -394,6 +401,8 @@ static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
 				break;
 			mroce_txpath_resent(&path->tx, psn, now);
 			mroce_count(conn->mdev, MROCE_CNT_RETRANSMITS, 1);
+			mroce_count_path(conn->mdev, i, MROCE_PCNT_RETRANSMITS, 1);
+			trace_mroce_retransmit(conn, i, psn);
 			__skb_queue_tail(q, skb);
 			sent++;
 		}

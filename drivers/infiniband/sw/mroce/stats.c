@@ -2,8 +2,11 @@
 /*
  * Device counters.  The benchmarks read them to tell what the transport
  * did: e.g. retransmits per packet lost on the wire is 1.0 when exactly
- * the lost packets were sent again.
+ * the lost packets were sent again.  After the device-wide ones come the
+ * same few per path id (path0_tx_pkts, ...), summed over connections, so
+ * a path that loses or stalls stands out.
  */
+#include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 
 #include "mroce.h"
@@ -33,15 +36,79 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 
 static_assert(ARRAY_SIZE(mroce_counter_descs) == MROCE_NUM_COUNTERS);
 
+static const char *const mroce_path_counter_names[MROCE_NUM_PATH_COUNTERS] = {
+	[MROCE_PCNT_TX_PKTS] = "tx_pkts",
+	[MROCE_PCNT_RETRANSMITS] = "retransmits",
+	[MROCE_PCNT_SACK_GAPS] = "sack_gaps",
+	[MROCE_PCNT_TIMEOUTS] = "timeouts",
+	[MROCE_PCNT_REROLLS] = "entropy_rerolls",
+	[MROCE_PCNT_ECN_CUTS] = "ecn_cwnd_cuts",
+};
+
+/* Device counters, then MROCE_NUM_PATH_COUNTERS per path: built at load. */
+static struct rdma_stat_desc *mroce_stat_descs;
+static unsigned int mroce_stat_npaths;
+
+static unsigned int mroce_num_stats(void)
+{
+	return MROCE_NUM_COUNTERS + mroce_stat_npaths * MROCE_NUM_PATH_COUNTERS;
+}
+
+/**
+ * mroce_stats_init() - name the counters of @npaths paths
+ * @npaths: paths every connection has
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int mroce_stats_init(unsigned int npaths)
+{
+	unsigned int i, n = MROCE_NUM_COUNTERS + npaths * MROCE_NUM_PATH_COUNTERS;
+
+	mroce_stat_descs = kcalloc(n, sizeof(*mroce_stat_descs), GFP_KERNEL);
+	if (!mroce_stat_descs)
+		return -ENOMEM;
+	mroce_stat_npaths = npaths;
+	memcpy(mroce_stat_descs, mroce_counter_descs, sizeof(mroce_counter_descs));
+	for (i = MROCE_NUM_COUNTERS; i < n; i++) {
+		unsigned int k = i - MROCE_NUM_COUNTERS;
+
+		mroce_stat_descs[i].name =
+			kasprintf(GFP_KERNEL, "path%u_%s", k / MROCE_NUM_PATH_COUNTERS,
+				  mroce_path_counter_names[k % MROCE_NUM_PATH_COUNTERS]);
+		if (!mroce_stat_descs[i].name) {
+			mroce_stats_exit();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void mroce_stats_exit(void)
+{
+	unsigned int i;
+
+	for (i = MROCE_NUM_COUNTERS; mroce_stat_descs && i < mroce_num_stats(); i++)
+		kfree(mroce_stat_descs[i].name);
+	kfree(mroce_stat_descs);
+	mroce_stat_descs = NULL;
+}
+
 void mroce_count(struct mroce_dev *mdev, enum mroce_counter c, u64 n)
 {
 	atomic64_add(n, &mdev->counters[c]);
 }
 
+void mroce_count_path(struct mroce_dev *mdev, unsigned int path,
+		      enum mroce_path_counter c, u64 n)
+{
+	if (path < MROCE_MAX_PATHS)
+		atomic64_add(n, &mdev->path_counters[path][c]);
+}
+
 struct rdma_hw_stats *mroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num)
 {
-	return rdma_alloc_hw_stats_struct(mroce_counter_descs, MROCE_NUM_COUNTERS,
+	return rdma_alloc_hw_stats_struct(mroce_stat_descs, mroce_num_stats(),
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
@@ -49,9 +116,12 @@ int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		       u32 port, int index)
 {
 	struct mroce_dev *mdev = to_mdev(ibdev);
-	int i;
+	unsigned int i, k;
 
 	for (i = 0; i < MROCE_NUM_COUNTERS; i++)
 		stats->value[i] = atomic64_read(&mdev->counters[i]);
-	return MROCE_NUM_COUNTERS;
+	for (k = 0; k < mroce_stat_npaths * MROCE_NUM_PATH_COUNTERS; k++)
+		stats->value[i++] = atomic64_read(&mdev->path_counters
+				[k / MROCE_NUM_PATH_COUNTERS][k % MROCE_NUM_PATH_COUNTERS]);
+	return i;
 }

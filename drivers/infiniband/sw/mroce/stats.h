@@ -7,6 +7,8 @@
 
 #include <linux/atomic.h>
 
+#include "wire.h"
+
 enum mroce_counter {
 	MROCE_CNT_TX_PKTS,
 	MROCE_CNT_RX_PKTS,
@@ -31,11 +33,26 @@ enum mroce_counter {
 	MROCE_NUM_COUNTERS
 };
 
+/* Counters kept per path id, summed over the device's connections. */
+enum mroce_path_counter {
+	MROCE_PCNT_TX_PKTS,
+	MROCE_PCNT_RETRANSMITS,
+	MROCE_PCNT_SACK_GAPS,
+	MROCE_PCNT_TIMEOUTS,
+	MROCE_PCNT_REROLLS,
+	MROCE_PCNT_ECN_CUTS,
+	MROCE_NUM_PATH_COUNTERS
+};
+
 struct mroce_dev;
 struct ib_device;
 struct rdma_hw_stats;
 
 void mroce_count(struct mroce_dev *mdev, enum mroce_counter c, u64 n);
+void mroce_count_path(struct mroce_dev *mdev, unsigned int path,
+		      enum mroce_path_counter c, u64 n);
+int mroce_stats_init(unsigned int npaths);
+void mroce_stats_exit(void);
 struct rdma_hw_stats *mroce_alloc_hw_port_stats(struct ib_device *ibdev,
 						u32 port_num);
 int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,

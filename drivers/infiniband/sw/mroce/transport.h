@@ -282,6 +282,7 @@ void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path);
 void mroce_conn_init(struct mroce_dev *mdev);
 void mroce_conn_cleanup(struct mroce_dev *mdev);
 u64 mroce_now_us(void);
+unsigned int mroce_conn_npaths(void);
 
 /* send.c */
 void mroce_tx_work(struct work_struct *work);

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Tracepoints of the transport: where it finds packets lost, sends them
+ * again and moves a path to another route.
+ *   echo 1 > /sys/kernel/tracing/events/mroce/enable
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM mroce
+
+#if !defined(MROCE_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define MROCE_TRACE_H
+
+#include <linux/tracepoint.h>
+
+#include "transport.h"
+
+DECLARE_EVENT_CLASS(mroce_path_psn,
+		    TP_PROTO(const struct mroce_conn *conn, unsigned int path, u32 psn),
+		    TP_ARGS(conn, path, psn),
+		    TP_STRUCT__entry(__string(dev, dev_name(&conn->mdev->ibdev.dev))
+				     __array(u8, raddr, sizeof(struct in6_addr))
+				     __field(unsigned int, path)
+				     __field(u32, psn)),
+		    TP_fast_assign(__assign_str(dev, dev_name(&conn->mdev->ibdev.dev));
+				   memcpy(__entry->raddr, &conn->raddr, sizeof(struct in6_addr));
+				   __entry->path = path;
+				   __entry->psn = psn;),
+		    TP_printk("%s peer %pI6c path %u psn %u", __get_str(dev),
+			      __entry->raddr, __entry->path, __entry->psn)
+);
+
+/* A SACK gap showed the packet lost. */
+DEFINE_EVENT(mroce_path_psn, mroce_lost,
+	     TP_PROTO(const struct mroce_conn *conn, unsigned int path, u32 psn),
+	     TP_ARGS(conn, path, psn));
+
+/* The retransmission timer expired for the packet. */
+DEFINE_EVENT(mroce_path_psn, mroce_timeout,
+	     TP_PROTO(const struct mroce_conn *conn, unsigned int path, u32 psn),
+	     TP_ARGS(conn, path, psn));
+
+/* The packet was sent again. */
+DEFINE_EVENT(mroce_path_psn, mroce_retransmit,
+	     TP_PROTO(const struct mroce_conn *conn, unsigned int path, u32 psn),
+	     TP_ARGS(conn, path, psn));
+
+/* The path got a new UDP source port: a new ECMP hash. */
+TRACE_EVENT(mroce_reroll,
+	    TP_PROTO(const struct mroce_conn *conn, unsigned int path, u16 old_sport,
+		     u16 new_sport),
+	    TP_ARGS(conn, path, old_sport, new_sport),
+	    TP_STRUCT__entry(__string(dev, dev_name(&conn->mdev->ibdev.dev))
+			     __array(u8, raddr, sizeof(struct in6_addr))
+			     __field(unsigned int, path)
+			     __field(u16, old_sport)
+			     __field(u16, new_sport)),
+	    TP_fast_assign(__assign_str(dev, dev_name(&conn->mdev->ibdev.dev));
+			   memcpy(__entry->raddr, &conn->raddr, sizeof(struct in6_addr));
+			   __entry->path = path;
+			   __entry->old_sport = old_sport;
+			   __entry->new_sport = new_sport;),
+	    TP_printk("%s peer %pI6c path %u sport %u -> %u", __get_str(dev),
+		      __entry->raddr, __entry->path, __entry->old_sport,
+		      __entry->new_sport)
+);
+
+#endif /* MROCE_TRACE_H */
+
+/* This part must be outside the include guard. */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>
