@@ -128,6 +128,10 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 
 		if (dst_cache_init(&path->dst, GFP_KERNEL))
 			goto err;
+		if (dst_cache_init(&path->ack_dst, GFP_KERNEL)) {
+			dst_cache_destroy(&path->dst);
+			goto err;
+		}
 		mroce_txpath_init(&path->tx, mroce_min_rto_us);
 		path->sport = mroce_random_sport();
 	}
@@ -150,8 +154,10 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 	return conn;
 
 err:
-	while (i--)
+	while (i--) {
 		dst_cache_destroy(&conn->path[i].dst);
+		dst_cache_destroy(&conn->path[i].ack_dst);
+	}
 	kvfree(conn);
 	return NULL;
 }
@@ -162,8 +168,10 @@ static void mroce_conn_free(struct mroce_conn *conn)
 
 	hrtimer_cancel(&conn->timer);
 	cancel_work_sync(&conn->tx_work);
-	for (i = 0; i < conn->npaths; i++)
+	for (i = 0; i < conn->npaths; i++) {
 		dst_cache_destroy(&conn->path[i].dst);
+		dst_cache_destroy(&conn->path[i].ack_dst);
+	}
 	kvfree(conn);
 }
 

@@ -27,12 +27,15 @@
  * @map: bit i set: sequence @cum + 1 + i was received
  * @ce_count: CE-marked DATA packets received, modulo 2^16
  * @unacked: DATA packets recorded since the last ACK was sent
+ * @sport: UDP source port of the path's latest DATA packet; its ACKs go
+ *	back with it, so a sender that re-rolls a path moves both directions
  */
 struct mroce_rxwin {
 	u32 cum;
 	DECLARE_BITMAP(map, MROCE_SACK_BITS);
 	u16 ce_count;
 	u16 unacked;
+	u16 sport;
 };
 
 enum mroce_rx_verdict {

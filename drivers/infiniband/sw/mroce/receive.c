@@ -67,11 +67,14 @@ static struct sk_buff *rx_hello(struct mroce_conn *conn,
 
 static struct sk_buff *rx_data(struct mroce_conn *conn,
 			       const struct mroce_pkt *pkt,
-			       const u8 *payload, bool ce)
+			       const u8 *payload, bool ce, u16 sport)
 {
 	struct mroce_rxwin *rx = &conn->rx[pkt->path];
 	struct mroce_stream *s;
 	bool in_order;
+
+	/* Its ACKs, duplicates' included, go back on the sender's route. */
+	rx->sport = sport;
 
 	switch (mroce_rxwin_check(rx, pkt->psn)) {
 	case MROCE_RX_NEW:
@@ -140,7 +143,7 @@ static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt)
 
 static int mroce_rx(struct net *net, struct sk_buff *skb,
 		    const struct in6_addr *laddr, const struct in6_addr *raddr,
-		    bool ce)
+		    bool ce, u16 sport)
 {
 	struct sk_buff *reply = NULL;
 	struct mroce_conn *conn;
@@ -183,7 +186,7 @@ static int mroce_rx(struct net *net, struct sk_buff *skb,
 		/* From or to an earlier incarnation: not ours. */
 		mroce_count(conn->mdev, MROCE_CNT_STALE_EPOCH, 1);
 	} else if (pkt.type == MROCE_PKT_DATA) {
-		reply = rx_data(conn, &pkt, skb->data + pkt.hdr_len, ce);
+		reply = rx_data(conn, &pkt, skb->data + pkt.hdr_len, ce, sport);
 	} else if (pkt.type == MROCE_PKT_ACK) {
 		rx_ack(conn, &pkt);
 	} else if (pkt.type == MROCE_PKT_PROBE) {
@@ -217,6 +220,7 @@ static int mroce_rx(struct net *net, struct sk_buff *skb,
 int mroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 {
 	struct in6_addr laddr, raddr;
+	u16 sport;
 	bool ce;
 
 	if (skb_linearize(skb) || skb->len < sizeof(struct udphdr))
@@ -234,8 +238,9 @@ int mroce_udp_recv(struct sock *sk, struct sk_buff *skb)
 		raddr = ip6h->saddr;
 		ce = INET_ECN_is_ce(ipv6_get_dsfield(ip6h));
 	}
+	sport = ntohs(udp_hdr(skb)->source);
 	__skb_pull(skb, sizeof(struct udphdr));
-	mroce_rx(sock_net(sk), skb, &laddr, &raddr, ce);
+	mroce_rx(sock_net(sk), skb, &laddr, &raddr, ce, sport);
 drop:
 	kfree_skb(skb);
 	return 0;

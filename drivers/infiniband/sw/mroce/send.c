@@ -18,10 +18,14 @@
 #include "trace.h"
 #include "transport.h"
 
-/* Which path a queued skb goes out on, and whether it carries data. */
+/*
+ * Which path a queued skb goes out on, whether it carries data, and for
+ * an ACK the source port to use instead of the path's (0: the path's).
+ */
 struct mroce_skb_cb {
 	u8 path;
 	bool data;
+	u16 sport;
 };
 
 #define MROCE_CB(skb) ((struct mroce_skb_cb *)(skb)->cb)
@@ -45,6 +49,7 @@ struct sk_buff *mroce_alloc_skb(unsigned int len, unsigned int path, bool data)
 	skb_reserve(skb, room);
 	MROCE_CB(skb)->path = path;
 	MROCE_CB(skb)->data = data;
+	MROCE_CB(skb)->sport = 0;
 	return skb;
 }
 
@@ -113,6 +118,8 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 			      path, false);
 	if (!skb)
 		return NULL;
+	/* Back the way the path's data came: the peer steers both ways. */
+	MROCE_CB(skb)->sport = rx->sport;
 	mroce_rxwin_sack(rx, sack);
 	set_epochs(conn, &pkt);
 	pkt.nstreams = n;
@@ -320,6 +327,20 @@ void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q)
 			.ecn = MROCE_CB(skb)->data ? INET_ECN_ECT_0 : 0,
 		};
 
+		if (MROCE_CB(skb)->sport) {
+			f.sport = MROCE_CB(skb)->sport;
+			f.cache = &path->ack_dst;
+			/*
+			 * Unlocked: racing senders may briefly use a route
+			 * looked up for the other port; it still leads to the
+			 * peer, and the reset makes the next lookup right.
+			 */
+			if (READ_ONCE(path->ack_sport) != f.sport) {
+				dst_cache_reset(&path->ack_dst);
+				WRITE_ONCE(path->ack_sport, f.sport);
+			}
+		}
+
 		if (!xmit_flow(sk, skb, &f)) {
 			mroce_count(conn->mdev, MROCE_CNT_TX_PKTS, 1);
 			if (f.ecn)
@@ -372,7 +393,8 @@ static void tx_timeouts(struct mroce_conn *conn, u64 now)
 			mroce_count_path(conn->mdev, i, MROCE_PCNT_TIMEOUTS, 1);
 			trace_mroce_timeout(conn, i, psn);
 			path->resend[path->nresend++] = psn;
-			if (path->tx.backoff == 2)
+			/* The new route may be no better: keep trying others. */
+			if (path->tx.backoff >= 2)
 				mroce_path_reroll(conn, path);
 			if (seg && slot->expiries > 7 * (seg->stream->retry_cnt + 1))
 				mroce_stream_seg_expired(seg);

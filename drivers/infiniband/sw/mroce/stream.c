@@ -791,6 +791,12 @@ void mroce_stream_seg_expired(struct mroce_seg *seg)
 	if (!s->qp || s->error)
 		return;
 	if (!seg->mr && seg->hdr.opcode != MROCE_OP_ATOMIC_RESP) {
+		/*
+		 * A request packet: the peer's progress already covers a
+		 * message it completed, so only a pending one fails.
+		 */
+		if (mroce_seq_before(seg->hdr.msn, s->remote_done))
+			return;
 		w = swqe_at(s, seg->sq_index);
 		if (w->msn == seg->hdr.msn && w->state != MROCE_SWQE_DONE) {
 			w->state = MROCE_SWQE_DONE;

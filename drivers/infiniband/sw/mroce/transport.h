@@ -29,6 +29,9 @@
  * @sport: UDP source port, the path's ECMP entropy
  * @rerolls: times @sport was changed after timeouts
  * @dst: cached route for this path's flow
+ * @ack_dst: cached route of the ACKs for the peer's path of the same id,
+ *	which travel with the peer's source port, @ack_sport
+ * @ack_sport: the port @ack_dst was looked up for
  * @resend: sequences found lost, waiting to be sent again
  * @nresend: entries of @resend
  */
@@ -37,6 +40,8 @@ struct mroce_path {
 	u16 sport;
 	u32 rerolls;
 	struct dst_cache dst;
+	struct dst_cache ack_dst;
+	u16 ack_sport;
 	u32 resend[MROCE_WINDOW];
 	u32 nresend;
 };
