@@ -373,6 +373,31 @@ static inline void mroce_send_wqe_encode(void *slot,
 }
 
 /*
+ * Is slot @prod free?  @cons is the caller's view of the consumer index,
+ * loaded again (acquire: the kernel stores it only after it has read the
+ * entries it covers) only when the ring looks full.
+ */
+static inline bool mroce_ring_room(struct mroce_ring *r, uint32_t prod,
+				   uint32_t *cons)
+{
+	/* Unsigned difference: correct across the 2^32 wrap. */
+	if (prod - *cons < r->entries)
+		return true;
+	*cons = atomic_load_explicit(mroce_atomic(&mroce_ring_hdr(r)->consumer),
+				     memory_order_acquire);
+	return prod - *cons < r->entries;
+}
+
+/* Make entries [start, prod) visible to the kernel with one release. */
+static inline void mroce_ring_publish(struct mroce_ring *r, uint32_t start,
+				      uint32_t prod)
+{
+	if (prod != start)
+		atomic_store_explicit(mroce_atomic(&mroce_ring_hdr(r)->producer),
+				      prod, memory_order_release);
+}
+
+/*
  * Post a list of send work requests.  Stops at the first that is invalid
  * (EINVAL) or does not fit (ENOMEM), sets *bad_wr to it and returns the
  * error; the ones before it are posted.  All posted entries become visible
@@ -403,14 +428,9 @@ static inline int mroce_sq_post(struct mroce_ring *sq,
 	start = prod;
 
 	for (; wr; wr = wr->next) {
-		/* Unsigned difference: correct across the 2^32 wrap. */
-		if (prod - cons >= sq->entries) {
-			cons = atomic_load_explicit(mroce_atomic(&hdr->consumer),
-						    memory_order_acquire);
-			if (prod - cons >= sq->entries) {
-				ret = ENOMEM;
-				break;
-			}
+		if (!mroce_ring_room(sq, prod, &cons)) {
+			ret = ENOMEM;
+			break;
 		}
 		ret = mroce_send_wr_check(wr, lim);
 		if (ret)
@@ -421,9 +441,7 @@ static inline int mroce_sq_post(struct mroce_ring *sq,
 
 	if (ret)
 		*bad_wr = wr;
-	if (prod != start)
-		atomic_store_explicit(mroce_atomic(&hdr->producer), prod,
-				      memory_order_release);
+	mroce_ring_publish(sq, start, prod);
 	*nposted = prod - start;
 	return ret;
 }
@@ -496,13 +514,9 @@ static inline int mroce_rq_post(struct mroce_ring *rq, uint32_t max_sge,
 	start = prod;
 
 	for (; wr; wr = wr->next) {
-		if (prod - cons >= rq->entries) {
-			cons = atomic_load_explicit(mroce_atomic(&hdr->consumer),
-						    memory_order_acquire);
-			if (prod - cons >= rq->entries) {
-				ret = ENOMEM;
-				break;
-			}
+		if (!mroce_ring_room(rq, prod, &cons)) {
+			ret = ENOMEM;
+			break;
 		}
 		ret = mroce_recv_wr_check(wr, max_sge);
 		if (ret)
@@ -513,9 +527,7 @@ static inline int mroce_rq_post(struct mroce_ring *rq, uint32_t max_sge,
 
 	if (ret)
 		*bad_wr = wr;
-	if (prod != start)
-		atomic_store_explicit(mroce_atomic(&hdr->producer), prod,
-				      memory_order_release);
+	mroce_ring_publish(rq, start, prod);
 	return ret;
 }
 

@@ -340,7 +340,6 @@ struct ib_mr *mroce_get_dma_mr(struct ib_pd *ibpd, int access)
 	mr->access = access;
 	mr->length = U64_MAX;
 	mr->valid = true;
-	mr->ibmr.pd = ibpd;
 	err = mroce_mr_add(mdev, mr);
 	if (err) {
 		kfree(mr);
@@ -387,7 +386,6 @@ struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	mr->iova = iova;
 	mr->length = length;
 	mr->access = access;
-	mr->ibmr.pd = ibpd;
 	mr->ibmr.iova = iova;
 	mr->ibmr.length = length;
 	mr->valid = true;
@@ -435,7 +433,6 @@ struct ib_mr *mroce_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
 		goto err_free;
 	}
 	mr->fr_max = max_num_sg;
-	mr->ibmr.pd = ibpd;
 	err = mroce_mr_add(mdev, mr);
 	if (err)
 		goto err_pages;

@@ -680,6 +680,31 @@ kick:
 }
 
 /**
+ * mroce_rwqe_load() - copy and check a receive from its ring entry
+ * @wqe: the entry (userspace may be writing the ring meanwhile)
+ * @max_sge: scatter list length the queue allows
+ * @r: filled with the copy; @r->len saturates at U32_MAX
+ *
+ * Return: 0, or -EINVAL when the entry claims more SGEs than allowed
+ * (then only @r->wr_id is meaningful and nothing beyond it was read).
+ */
+int mroce_rwqe_load(const struct mroce_recv_wqe *wqe, u32 max_sge,
+		    struct mroce_rwqe *r)
+{
+	u32 i;
+
+	r->wr_id = READ_ONCE(wqe->wr_id);
+	r->num_sge = READ_ONCE(wqe->num_sge);
+	if (r->num_sge > max_sge)
+		return -EINVAL;
+	memcpy(r->sge, wqe + 1, r->num_sge * sizeof(r->sge[0]));
+	r->len = 0;
+	for (i = 0; i < r->num_sge; i++)
+		r->len = min_t(u64, (u64)r->len + r->sge[i].length, U32_MAX);
+	return 0;
+}
+
+/**
  * mroce_ring_post_recv() - write kernel receive requests into a ring
  * @ring: a QP's receive ring or an SRQ's
  * @max_sge: scatter list length the queue was created with

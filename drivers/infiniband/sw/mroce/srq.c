@@ -145,11 +145,10 @@ int mroce_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
  */
 int mroce_srq_take(struct mroce_srq *srq, struct mroce_rwqe *r)
 {
-	const struct mroce_recv_wqe *wqe;
 	bool event = false;
 	unsigned long flags;
-	u32 prod, i;
-	int err = 0;
+	int err;
+	u32 prod;
 
 	spin_lock_irqsave(&srq->lock, flags);
 	prod = mroce_ring_producer(srq->rq);
@@ -157,17 +156,7 @@ int mroce_srq_take(struct mroce_srq *srq, struct mroce_rwqe *r)
 		spin_unlock_irqrestore(&srq->lock, flags);
 		return -EAGAIN;
 	}
-	wqe = mroce_ring_entry(srq->rq, srq->done);
-	r->wr_id = READ_ONCE(wqe->wr_id);
-	r->num_sge = READ_ONCE(wqe->num_sge);
-	if (r->num_sge > srq->max_sge) {
-		err = -EINVAL;
-	} else {
-		memcpy(r->sge, wqe + 1, r->num_sge * sizeof(r->sge[0]));
-		r->len = 0;
-		for (i = 0; i < r->num_sge; i++)
-			r->len = min_t(u64, (u64)r->len + r->sge[i].length, U32_MAX);
-	}
+	err = mroce_rwqe_load(mroce_ring_entry(srq->rq, srq->done), srq->max_sge, r);
 	mroce_ring_consumed(srq->rq, ++srq->done);
 	if (srq->limit && prod - srq->done < srq->limit) {
 		srq->limit = 0;		/* one event per arming */

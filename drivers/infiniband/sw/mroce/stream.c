@@ -841,9 +841,7 @@ static struct mroce_rwqe *stream_recv(struct mroce_stream *s, u32 ssn, bool *bad
 {
 	struct mroce_qp *qp = s->qp;
 	struct mroce_rwqe *r = &s->rwq[ssn & (s->rq_entries - 1)];
-	const struct mroce_recv_wqe *ring;
-	const struct mroce_sge *sge;
-	u32 prod, i;
+	u32 prod;
 
 	*bad = false;
 	if (qp->ibqp.srq) {
@@ -856,18 +854,10 @@ static struct mroce_rwqe *stream_recv(struct mroce_stream *s, u32 ssn, bool *bad
 	prod = mroce_ring_producer(qp->rq);
 	if (!mroce_seq_before(ssn, prod) || ssn - s->rq_done >= s->rq_entries)
 		return NULL;
-	ring = mroce_ring_entry(qp->rq, ssn);
-	r->wr_id = READ_ONCE(ring->wr_id);
-	r->num_sge = READ_ONCE(ring->num_sge);
-	if (r->num_sge > qp->max_recv_sge) {
+	if (mroce_rwqe_load(mroce_ring_entry(qp->rq, ssn), qp->max_recv_sge, r)) {
 		*bad = true;
 		return NULL;
 	}
-	sge = (const void *)(ring + 1);
-	memcpy(r->sge, sge, r->num_sge * sizeof(*sge));
-	r->len = 0;
-	for (i = 0; i < r->num_sge; i++)
-		r->len += r->sge[i].length;
 	return r;
 }
 

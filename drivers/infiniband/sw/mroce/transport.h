@@ -146,6 +146,9 @@ struct mroce_rwqe {
 	struct mroce_sge sge[MROCE_MAX_SGE];
 };
 
+int mroce_rwqe_load(const struct mroce_recv_wqe *wqe, u32 max_sge,
+		    struct mroce_rwqe *r);
+
 enum mroce_rmsg_state {
 	MROCE_RMSG_FREE,
 	MROCE_RMSG_ACTIVE,	/* placing */

@@ -113,6 +113,7 @@ static enum ib_wc_status ud_send_one(struct mroce_qp *qp,
 	};
 	const struct mroce_av *av;
 	struct in6_addr laddr, raddr;
+	bool found = false;
 	struct sk_buff *skb;
 	u8 *payload;
 
@@ -124,14 +125,16 @@ static enum ib_wc_status ud_send_one(struct mroce_qp *qp,
 	if (len > mtu)
 		return IB_WC_LOC_LEN_ERR;
 
+	/* The AH may be destroyed meanwhile: copy what is needed under RCU. */
 	rcu_read_lock();
 	av = xa_load(&mdev->ahs, wqe->wr.ud.ah);
 	if (av && av->pd == qp->ibqp.pd) {
 		laddr = av->laddr;
 		raddr = av->raddr;
+		found = true;
 	}
 	rcu_read_unlock();
-	if (!av || av->pd != qp->ibqp.pd)
+	if (!found)
 		return IB_WC_LOC_QP_OP_ERR;
 
 	if (pkt.qkey & MROCE_QKEY_FROM_QP)
@@ -233,39 +236,21 @@ static u8 ud_grh(const struct sk_buff *skb, u8 *grh)
 	return RDMA_NETWORK_IPV6;
 }
 
-/* Take the oldest posted receive; false if there is none. */
-static bool ud_take_recv(struct mroce_qp *qp, struct mroce_rwqe *r)
+/*
+ * Take the oldest posted receive: 0, -EAGAIN if there is none, -EINVAL if
+ * it is malformed (it is consumed and completes in error).
+ */
+static int ud_take_recv(struct mroce_qp *qp, struct mroce_rwqe *r)
 {
 	const struct mroce_recv_wqe *wqe;
-	u32 i;
 
-	if (qp->ibqp.srq) {
-		switch (mroce_srq_take(to_msrq(qp->ibqp.srq), r)) {
-		case 0:
-			return true;
-		case -EINVAL:
-			r->num_sge = U32_MAX;
-			return true;
-		default:
-			return false;
-		}
-	}
+	if (qp->ibqp.srq)
+		return mroce_srq_take(to_msrq(qp->ibqp.srq), r);
 	if (qp->rq_done == mroce_ring_producer(qp->rq))
-		return false;
+		return -EAGAIN;
 	wqe = mroce_ring_entry(qp->rq, qp->rq_done);
-	r->wr_id = READ_ONCE(wqe->wr_id);
-	r->num_sge = READ_ONCE(wqe->num_sge);
-	if (r->num_sge > qp->max_recv_sge) {
-		r->num_sge = U32_MAX;	/* fails the receive */
-		goto out;
-	}
-	memcpy(r->sge, wqe + 1, r->num_sge * sizeof(r->sge[0]));
-	r->len = 0;
-	for (i = 0; i < r->num_sge; i++)
-		r->len = min_t(u64, (u64)r->len + r->sge[i].length, U32_MAX);
-out:
 	qp->rq_done++;
-	return true;
+	return mroce_rwqe_load(wqe, qp->max_recv_sge, r);
 }
 
 /**
@@ -285,6 +270,7 @@ void mroce_ud_rx(struct mroce_dev *mdev, struct sk_buff *skb,
 	u8 grh[MROCE_GRH_LEN];
 	struct mroce_rwqe r;
 	struct mroce_qp *qp;
+	int err;
 
 	qp = mroce_qp_get(mdev, pkt->dst_qpn);
 	if (!qp)
@@ -294,7 +280,12 @@ void mroce_ud_rx(struct mroce_dev *mdev, struct sk_buff *skb,
 
 	spin_lock(&qp->ud_lock);
 	if ((qp->state != IB_QPS_RTR && qp->state != IB_QPS_RTS) ||
-	    pkt->qkey != qp->attr.qkey || !ud_take_recv(qp, &r)) {
+	    pkt->qkey != qp->attr.qkey) {
+		spin_unlock(&qp->ud_lock);
+		goto drop_put;
+	}
+	err = ud_take_recv(qp, &r);
+	if (err == -EAGAIN) {
 		spin_unlock(&qp->ud_lock);
 		goto drop_put;
 	}
@@ -311,7 +302,7 @@ void mroce_ud_rx(struct mroce_dev *mdev, struct sk_buff *skb,
 		cqe.imm_data = pkt->imm;
 	}
 	cqe.network_hdr_type = ud_grh(skb, grh);
-	if (r.num_sge == U32_MAX)
+	if (err)
 		cqe.status = IB_WC_LOC_QP_OP_ERR;
 	else if (cqe.byte_len > r.len)
 		cqe.status = IB_WC_LOC_LEN_ERR;
