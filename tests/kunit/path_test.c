@@ -177,7 +177,7 @@ static void tx_selective_loss_test(struct kunit *test)
 	mroce_txpath_ack(tp, 1510, 3, sack, 0, count_acked, counts, lost, 8, &res);
 	KUNIT_EXPECT_EQ(test, res.lost, 0);
 
-	mroce_txpath_resent(tp, 3, 1520);
+	mroce_txpath_resent(tp, 3, 1520, false);
 	memset(sack, 0, sizeof(sack));
 	mroce_txpath_ack(tp, 2000, 10, sack, 0, count_acked, counts, lost, 8, &res);
 	KUNIT_EXPECT_EQ(test, res.acked, 1);
@@ -235,33 +235,90 @@ static void rtt_estimator_test(struct kunit *test)
 static void tx_timeout_test(struct kunit *test)
 {
 	struct mroce_txpath *tp = new_txpath(test);
-	u32 psn;
+	u32 psn[4];
 
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 0);
-	KUNIT_EXPECT_FALSE(test, mroce_txpath_timeout(tp, 1000000, &psn));
+	KUNIT_EXPECT_EQ(test, mroce_txpath_timeout(tp, 1000000, psn, 4), 0);
 	mroce_txpath_send(tp, 0, NULL);
 	mroce_txpath_send(tp, 10, NULL);
+	mroce_txpath_send(tp, 20, NULL);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), MROCE_RTO_INIT_US);
-	KUNIT_EXPECT_FALSE(test, mroce_txpath_timeout(tp, MROCE_RTO_INIT_US - 1, &psn));
-	KUNIT_ASSERT_TRUE(test, mroce_txpath_timeout(tp, MROCE_RTO_INIT_US, &psn));
-	KUNIT_EXPECT_EQ(test, psn, 0);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_timeout(tp, MROCE_RTO_INIT_US - 1, psn, 4), 0);
+	/* The first expiry gives up only the oldest packet... */
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, MROCE_RTO_INIT_US, psn, 4), 1);
+	KUNIT_EXPECT_EQ(test, psn[0], 0);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
-	/* A single expiry halves the window... */
+	/* ...and halves the window. */
 	KUNIT_EXPECT_EQ(test, tp->cwnd, MROCE_CWND_INIT / 2);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_slot(tp, 0)->expiries, 1);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_slot(tp, 1)->state, MROCE_SLOT_INFLIGHT);
 
 	/* Resent at T: next expiry after a doubled RTO; psn 1 is older now. */
-	mroce_txpath_resent(tp, 0, MROCE_RTO_INIT_US);
+	mroce_txpath_resent(tp, 0, MROCE_RTO_INIT_US, false);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 10 + 2 * MROCE_RTO_INIT_US);
-	KUNIT_ASSERT_TRUE(test, mroce_txpath_timeout(tp, 10 + 2 * MROCE_RTO_INIT_US, &psn));
-	KUNIT_EXPECT_EQ(test, psn, 1);
+	/*
+	 * A second expiry in a row: the route is dead, everything still on
+	 * it is due again, and the window collapses.
+	 */
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 10 + 2 * MROCE_RTO_INIT_US, psn, 4), 3);
+	KUNIT_EXPECT_EQ(test, psn[0], 1);
+	KUNIT_EXPECT_EQ(test, psn[1], 0);
+	KUNIT_EXPECT_EQ(test, psn[2], 2);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 2);
-	/* ...a second one in a row collapses it. */
 	KUNIT_EXPECT_EQ(test, tp->cwnd, 1);
+	KUNIT_EXPECT_EQ(test, tp->ssthresh, MROCE_CWND_INIT / 2);
+	KUNIT_EXPECT_EQ(test, tp->lost_pending, 3);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 0);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_rto(tp), 4 * MROCE_RTO_INIT_US);
 	/* Backoff is capped. */
 	tp->backoff = 40;
 	KUNIT_EXPECT_EQ(test, mroce_txpath_rto(tp), MROCE_RTO_MAX_US);
+}
+
+/*
+ * Packets of a dead route are sent by other paths' routes (detoured).
+ * Their acknowledgment shows the peer alive, which stops the timer from
+ * backing off further, but only delivery over the path's own route ends
+ * the timeout episode.
+ */
+static void detour_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+	struct mroce_ack_result res;
+	unsigned int counts[1] = {};
+	u8 sack[32] = {};
+	u32 psn[4], lost[1];
+	u64 t = MROCE_RTO_INIT_US;
+
+	mroce_txpath_send(tp, 0, NULL);
+	mroce_txpath_send(tp, 0, NULL);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, psn, 4), 1);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 2 * t, psn, 4), 1);
+	KUNIT_EXPECT_EQ(test, tp->backoff, 2);
+	KUNIT_EXPECT_EQ(test, tp->lost_pending, 2);
+	mroce_txpath_resent(tp, 0, 2 * t, true);
+	mroce_txpath_resent(tp, 1, 2 * t, true);
+	KUNIT_EXPECT_TRUE(test, mroce_txpath_slot(tp, 1)->detour);
+
+	/* A detoured packet is acknowledged: backoff falls back to 1. */
+	sack[0] = 0x01;
+	mroce_txpath_ack(tp, 2 * t + 500, 0, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, 1);
+	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
+	/* A detoured packet is not on the dead route: it only expires alone. */
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 10 * t, psn, 4), 1);
+	KUNIT_EXPECT_EQ(test, psn[0], 0);
+	mroce_txpath_resent(tp, 0, 10 * t, true);
+	memset(sack, 0, sizeof(sack));
+	mroce_txpath_ack(tp, 10 * t + 500, 2, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
+
+	/* A new packet over the path's own route gets through: healthy. */
+	mroce_txpath_send(tp, 11 * t, NULL);
+	KUNIT_EXPECT_FALSE(test, mroce_txpath_slot(tp, 2)->detour);
+	mroce_txpath_ack(tp, 11 * t + 500, 3, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, tp->backoff, 0);
+	KUNIT_EXPECT_EQ(test, res.rtt_us, 500);
 }
 
 /*
@@ -275,7 +332,7 @@ static void spurious_timeout_test(struct kunit *test)
 	struct mroce_ack_result res;
 	unsigned int counts[1] = {};
 	u8 sack[32] = {};
-	u32 lost[1], psn, cwnd, srtt;
+	u32 lost[1], psn[1], cwnd, srtt;
 
 	/* An estimator that believes in 1 ms. */
 	mroce_txpath_send(tp, 10, NULL);
@@ -285,9 +342,9 @@ static void spurious_timeout_test(struct kunit *test)
 	srtt = tp->srtt_us;
 
 	mroce_txpath_send(tp, 2000, NULL);
-	KUNIT_ASSERT_TRUE(test, mroce_txpath_timeout(tp, 2000 + tp->rto_us, &psn));
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 2000 + tp->rto_us, psn, 1), 1);
 	KUNIT_EXPECT_LT(test, tp->cwnd, cwnd);
-	mroce_txpath_resent(tp, psn, 2000 + tp->rto_us);
+	mroce_txpath_resent(tp, psn[0], 2000 + tp->rto_us, true);
 	/* The original's ACK, 100 us after the resend. */
 	mroce_txpath_ack(tp, 2100 + tp->rto_us, 2, sack, 0, count_acked, counts,
 			 lost, 1, &res);
@@ -297,9 +354,9 @@ static void spurious_timeout_test(struct kunit *test)
 
 	/* A resend acknowledged a whole RTT later was needed: no undo. */
 	mroce_txpath_send(tp, 100000, NULL);
-	KUNIT_ASSERT_TRUE(test, mroce_txpath_timeout(tp, 100000 + tp->rto_us, &psn));
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 100000 + tp->rto_us, psn, 1), 1);
 	cwnd = tp->cwnd;
-	mroce_txpath_resent(tp, psn, 100000 + tp->rto_us);
+	mroce_txpath_resent(tp, psn[0], 100000 + tp->rto_us, false);
 	mroce_txpath_ack(tp, 100000 + tp->rto_us + 2 * tp->srtt_us, 3, sack, 0,
 			 count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_EQ(test, res.spurious, 0);
@@ -390,7 +447,7 @@ static void sim_run(struct kunit *test, unsigned int loss_permille)
 {
 	struct sim *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct mroce_ack_result res;
-	unsigned int i, next_id = 1;
+	unsigned int i, n, next_id = 1;
 	u64 now = 0;
 	u32 lost[32], psn;
 
@@ -405,7 +462,7 @@ static void sim_run(struct kunit *test, unsigned int loss_permille)
 			/* Only packets found lost are sent again, once each. */
 			KUNIT_ASSERT_EQ_MSG(test, mroce_txpath_slot(&s->tp, s->redo[i])->state,
 					    MROCE_SLOT_LOST, "psn %u", s->redo[i]);
-			mroce_txpath_resent(&s->tp, s->redo[i], now);
+			mroce_txpath_resent(&s->tp, s->redo[i], now, false);
 			s->resends++;
 			sim_put_data(s, s->redo[i], now);
 		}
@@ -444,10 +501,10 @@ static void sim_run(struct kunit *test, unsigned int loss_permille)
 				s->redo[s->nredo++] = lost[i];
 		}
 
-		if (mroce_txpath_timeout(&s->tp, now, &psn)) {
-			s->timeouts++;
-			s->redo[s->nredo++] = psn;
-		}
+		n = mroce_txpath_timeout(&s->tp, now, s->redo + s->nredo,
+					 ARRAY_SIZE(s->redo) - s->nredo);
+		s->timeouts += n;
+		s->nredo += n;
 		if (next_id > SIM_PKTS && s->tp.una == s->tp.nxt)
 			break;
 	}
@@ -482,6 +539,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(tx_room_test),
 	KUNIT_CASE(rtt_estimator_test),
 	KUNIT_CASE(tx_timeout_test),
+	KUNIT_CASE(detour_test),
 	KUNIT_CASE(spurious_timeout_test),
 	KUNIT_CASE(ecn_decrease_once_per_window_test),
 	KUNIT_CASE(lossy_channel_test),

@@ -191,11 +191,15 @@ static void control_round_trip_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.paths, 8);
 
 	fill_common(&in, MROCE_PKT_PROBE);
+	in.flags = MROCE_F_ROUTE;
 	in.probe_qpn = 0x00abcdef;
 	len = mroce_wire_build(buf, &in);
 	KUNIT_EXPECT_EQ(test, len, MROCE_PROBE_LEN);
+	/* A route probe: flag ROUTE is bit 3 of byte 2. */
+	KUNIT_EXPECT_EQ(test, buf[2], 0x08);
 	KUNIT_ASSERT_EQ(test, mroce_wire_parse(buf, len, len, &out), 0);
 	expect_common(test, &in, &out);
+	KUNIT_EXPECT_EQ(test, out.flags, MROCE_F_ROUTE);
 	KUNIT_EXPECT_EQ(test, out.probe_qpn, 0x00abcdef);
 	KUNIT_EXPECT_EQ(test, mroce_wire_parse(buf, len - 1, len - 1, &out), -EINVAL);
 }

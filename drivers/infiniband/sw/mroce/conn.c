@@ -67,24 +67,51 @@ static u16 mroce_random_sport(void)
 }
 
 /**
- * mroce_path_reroll() - give a path a new UDP source port
+ * mroce_path_reroll() - give a path whose route was found dead a new port
  * @conn: the connection, locked
  * @path: the path
+ * @now: current time
  *
- * The new port is a new ECMP hash, so with luck a different route.
+ * The new UDP source port is a new ECMP hash, so with luck a different
+ * route.  The port the path had before this failure becomes its home:
+ * it is probed, and taken back once it answers (mroce_path_return()).
  */
-void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path)
+void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
+		       u64 now)
 {
 	u16 old = path->sport;
 
+	if (!path->home_sport)
+		path->home_sport = old;
+	path->home_until_us = now + MROCE_HOME_KEEP_US;
+	path->home_probe_us = now + MROCE_HOME_PROBE_US;
 	do {
 		path->sport = mroce_random_sport();
-	} while (path->sport == old);
+	} while (path->sport == old || path->sport == path->home_sport);
 	dst_cache_reset(&path->dst);
 	path->rerolls++;
 	mroce_count(conn->mdev, MROCE_CNT_REROLLS, 1);
 	mroce_count_path(conn->mdev, path - conn->path, MROCE_PCNT_REROLLS, 1);
 	trace_mroce_reroll(conn, path - conn->path, old, path->sport);
+}
+
+/**
+ * mroce_path_return() - move a path back to its home port
+ * @conn: the connection, locked
+ * @path: the path; its home port answered a route probe
+ *
+ * Paths re-rolled away from a failure crowd the routes that were left;
+ * once the failed one works again, they spread out as before.
+ */
+void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path)
+{
+	u16 old = path->sport;
+
+	path->sport = path->home_sport;
+	path->home_sport = 0;
+	dst_cache_reset(&path->dst);
+	mroce_count(conn->mdev, MROCE_CNT_ROUTE_RETURNS, 1);
+	trace_mroce_route_return(conn, path - conn->path, old, path->sport);
 }
 
 static enum hrtimer_restart mroce_conn_timer(struct hrtimer *timer)

@@ -147,6 +147,7 @@ u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx)
 	slot->state = MROCE_SLOT_INFLIGHT;
 	slot->sends = 1;
 	slot->expiries = 0;
+	slot->detour = false;
 	return psn;
 }
 
@@ -155,8 +156,10 @@ u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx)
  * @tp: the path
  * @psn: its sequence number, outstanding
  * @now_us: current time
+ * @detour: it went by another path's route
  */
-void mroce_txpath_resent(struct mroce_txpath *tp, u32 psn, u64 now_us)
+void mroce_txpath_resent(struct mroce_txpath *tp, u32 psn, u64 now_us,
+			 bool detour)
 {
 	struct mroce_txslot *slot = mroce_txpath_slot(tp, psn);
 
@@ -165,6 +168,7 @@ void mroce_txpath_resent(struct mroce_txpath *tp, u32 psn, u64 now_us)
 	slot->state = MROCE_SLOT_INFLIGHT;
 	slot->xmit_us = now_us;
 	slot->order = ++tp->xmits;
+	slot->detour = detour;
 	if (slot->sends < U8_MAX)
 		slot->sends++;
 }
@@ -243,6 +247,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		     struct mroce_ack_result *res)
 {
 	u64 newest_once = 0, late = 0;
+	bool own_route = false;
 	u32 psn;
 
 	memset(res, 0, sizeof(*res));
@@ -281,7 +286,10 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 			 */
 			res->spurious++;
 			late = max(late, now_us - slot->first_us);
+			own_route = true;
 		}
+		if (!slot->detour)
+			own_route = true;
 		if (mroce_seq_before(tp->high_acked, psn))
 			tp->high_acked = psn;
 		acked(slot->ctx, arg);
@@ -296,7 +304,13 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 	}
 
 	if (res->acked) {
-		tp->backoff = 0;
+		/*
+		 * Delivery over the path's own route ends a timeout episode.
+		 * Detoured packets getting through only say the peer is
+		 * alive: the route stays suspect, but the timer need not back
+		 * off further, so a dead route is found again within two RTOs.
+		 */
+		tp->backoff = own_route ? 0 : min(tp->backoff, 1U);
 		if (newest_once && now_us >= newest_once) {
 			res->rtt_us = min_t(u64, now_us - newest_once, U32_MAX);
 			mroce_rtt_sample(tp, res->rtt_us);
@@ -340,6 +354,13 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 	return 0;
 }
 
+/*
+ * The packet in flight sent longest ago.  First transmissions go out in
+ * sequence order, and a packet is sent again only after its first
+ * transmission, so nothing after the first packet in flight that was
+ * sent only once can be older: the scan stops there, usually within a
+ * few packets of @tp->una (it runs on every pass of the send work).
+ */
 static struct mroce_txslot *oldest_outstanding(const struct mroce_txpath *tp,
 					       u32 *oldest)
 {
@@ -356,6 +377,8 @@ static struct mroce_txslot *oldest_outstanding(const struct mroce_txpath *tp,
 			found = slot;
 			*oldest = psn;
 		}
+		if (slot->sends == 1)
+			break;
 	}
 	return (struct mroce_txslot *)found;
 }
@@ -375,29 +398,44 @@ u64 mroce_txpath_deadline(const struct mroce_txpath *tp)
 	return slot ? slot->xmit_us + mroce_txpath_rto(tp) : 0;
 }
 
+/* Take a packet the timer gave up on out of the pipe, for resending. */
+static void expire(struct mroce_txpath *tp, struct mroce_txslot *slot)
+{
+	if (slot->expiries < U8_MAX)
+		slot->expiries++;
+	slot->state = MROCE_SLOT_LOST;
+	tp->lost_pending++;
+	tp->lost++;
+}
+
 /**
  * mroce_txpath_timeout() - handle the retransmission timer
  * @tp: the path
  * @now_us: current time
- * @psn: set to the packet to send again
+ * @psns: filled with the packets to send again, the expired one first
+ * @max: room in @psns, at least 1
  *
  * If the oldest outstanding packet has waited a whole (backed-off) RTO,
- * it is due again: the timeout doubles and the window halves; on the
- * second expiry in a row it collapses to one packet, since the route may
- * be dead.  The caller re-rolls the path's source port once
- * @tp->backoff reaches 2.
+ * it is due again, the timeout doubles and the window halves.  The first
+ * expiry of an episode may be a late ACK, so only that packet is given
+ * up.  On a second one in a row without delivery over the path's own
+ * route, the route is taken for dead: every packet still on it is due
+ * again and the window collapses to one packet; the caller then re-rolls
+ * the path's source port and sends the packets by other paths' routes.
  *
- * Return: true if @psn must be sent again.
+ * Return: the number of packets in @psns, 0 if the timer has not expired.
  */
-bool mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us, u32 *psn)
+unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
+				  u32 *psns, unsigned int max)
 {
-	struct mroce_txslot *slot = oldest_outstanding(tp, psn);
+	struct mroce_txslot *slot = oldest_outstanding(tp, psns);
+	unsigned int n = 1;
+	u32 psn;
 
 	if (!slot || slot->xmit_us + mroce_txpath_rto(tp) > now_us)
-		return false;
+		return 0;
 
-	if (slot->expiries < U8_MAX)
-		slot->expiries++;
+	expire(tp, slot);
 	if (!tp->backoff) {
 		/* First expiry of an episode: remember what it takes away. */
 		tp->undo_cwnd = tp->cwnd;
@@ -405,16 +443,28 @@ bool mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us, u32 *psn)
 		tp->undo_valid = true;
 	}
 	tp->backoff++;
-	/*
-	 * One expiry may be a late ACK, not a dead route: halve the window.
-	 * A second one in a row without progress collapses it to one packet.
-	 */
-	tp->ssthresh = max(tp->cwnd / 2, 2U);
-	tp->cwnd = tp->backoff >= 2 ? 1 : tp->ssthresh;
 	tp->cwnd_acc = 0;
 	tp->recover = tp->nxt;
-	slot->state = MROCE_SLOT_LOST;
-	tp->lost_pending++;
-	tp->lost++;
-	return true;
+	if (tp->backoff < 2) {
+		tp->ssthresh = max(tp->cwnd / 2, 2U);
+		tp->cwnd = tp->ssthresh;
+		return n;
+	}
+
+	/*
+	 * A new route starts from one packet; what the old one carried
+	 * before the episode says how far slow start may go on it.
+	 */
+	tp->ssthresh = max(tp->undo_cwnd / 2, 2U);
+	tp->cwnd = 1;
+
+	for (psn = tp->una; psn != tp->nxt && n < max; psn++) {
+		slot = mroce_txpath_slot(tp, psn);
+		/* Detoured packets are not on the dead route. */
+		if (slot->state != MROCE_SLOT_INFLIGHT || slot->detour)
+			continue;
+		expire(tp, slot);
+		psns[n++] = psn;
+	}
+	return n;
 }

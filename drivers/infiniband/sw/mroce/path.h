@@ -65,6 +65,8 @@ enum mroce_slot_state {
  * @state: enum mroce_slot_state
  * @sends: transmissions so far
  * @expiries: retransmission timeouts it has suffered
+ * @detour: its latest transmission took another path's route, so its
+ *	acknowledgment says nothing about this path's own route
  * @first_us: time of its first transmission
  */
 struct mroce_txslot {
@@ -75,6 +77,7 @@ struct mroce_txslot {
 	u8 state;
 	u8 sends;
 	u8 expiries;
+	bool detour;
 };
 
 /**
@@ -89,7 +92,8 @@ struct mroce_txslot {
  * @srtt_us: smoothed RTT; 0 until the first sample
  * @rttvar_us: RTT variance
  * @rto_us: retransmission timeout, before backoff
- * @backoff: consecutive timeouts without progress
+ * @backoff: consecutive timeouts without delivery over the path's own
+ *	route; at most 1 while detoured packets of the path get through
  * @min_rto_us: floor of @rto_us
  * @xmits: transmissions so far, new and repeated (wraps)
  * @rack_order: latest transmission (@xmits count) of any acknowledged packet
@@ -148,7 +152,8 @@ struct mroce_ack_result {
 void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us);
 unsigned int mroce_txpath_room(const struct mroce_txpath *tp);
 u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx);
-void mroce_txpath_resent(struct mroce_txpath *tp, u32 psn, u64 now_us);
+void mroce_txpath_resent(struct mroce_txpath *tp, u32 psn, u64 now_us,
+			 bool detour);
 struct mroce_txslot *mroce_txpath_slot(struct mroce_txpath *tp, u32 psn);
 int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		     const u8 *sack, u16 ce_count,
@@ -156,7 +161,8 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		     u32 *lost, unsigned int max_lost,
 		     struct mroce_ack_result *res);
 u64 mroce_txpath_deadline(const struct mroce_txpath *tp);
-bool mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us, u32 *psn);
+unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
+				  u32 *psns, unsigned int max);
 void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us);
 
 static inline u32 mroce_txpath_rto(const struct mroce_txpath *tp)

@@ -82,7 +82,7 @@ static struct sk_buff *rx_data(struct mroce_conn *conn,
 	case MROCE_RX_DUP:
 		/* Its ACK was lost or is late: say again what we have. */
 		mroce_count(conn->mdev, MROCE_CNT_DUPLICATES, 1);
-		return mroce_build_ack(conn, pkt->path, NULL);
+		return mroce_build_ack(conn, pkt->path, NULL, 0);
 	default:
 		mroce_count(conn->mdev, MROCE_CNT_OUTSIDE_WINDOW, 1);
 		return NULL;
@@ -100,11 +100,12 @@ static struct sk_buff *rx_data(struct mroce_conn *conn,
 
 	if (!in_order || (pkt->flags & MROCE_F_ACK_REQ) || rx->unacked >= 2 ||
 	    !list_empty(&conn->ack_streams))
-		return mroce_build_ack(conn, pkt->path, NULL);
+		return mroce_build_ack(conn, pkt->path, NULL, 0);
 	return NULL;
 }
 
-static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt)
+static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt,
+		   u16 sport)
 {
 	struct mroce_path *path;
 	struct mroce_ack_result res;
@@ -129,6 +130,10 @@ static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt)
 						 MROCE_PCNT_ECN_CUTS, 1);
 			}
 		}
+		/* The route this path left works again: spread out as before. */
+		if ((pkt->flags & MROCE_F_ROUTE) && path->home_sport &&
+		    sport == path->home_sport)
+			mroce_path_return(conn, path);
 	}
 	for (i = 0; i < pkt->nstreams; i++) {
 		struct mroce_ack_stream rec;
@@ -188,10 +193,11 @@ static int mroce_rx(struct net *net, struct sk_buff *skb,
 	} else if (pkt.type == MROCE_PKT_DATA) {
 		reply = rx_data(conn, &pkt, skb->data + pkt.hdr_len, ce, sport);
 	} else if (pkt.type == MROCE_PKT_ACK) {
-		rx_ack(conn, &pkt);
+		rx_ack(conn, &pkt, sport);
 	} else if (pkt.type == MROCE_PKT_PROBE) {
 		reply = mroce_build_ack(conn, pkt.path,
-					mroce_stream_lookup(conn, pkt.probe_qpn));
+					mroce_stream_lookup(conn, pkt.probe_qpn),
+					pkt.flags & MROCE_F_ROUTE ? sport : 0);
 	}
 	/* ACKs open windows; requests owe responses. */
 	kick = pkt.type != MROCE_PKT_DATA || !list_empty(&conn->tx_streams);

@@ -19,12 +19,16 @@
 #include "transport.h"
 
 /*
- * Which path a queued skb goes out on, whether it carries data, and for
- * an ACK the source port to use instead of the path's (0: the path's).
+ * Which path a queued skb belongs to, whose route it takes (another
+ * path's for a detoured resend), whether it carries data, and a source
+ * port to use instead of the route's (0: the route's): for an ACK, with
+ * its own cached route, or for a route probe and its answer, uncached.
  */
 struct mroce_skb_cb {
 	u8 path;
+	u8 route;
 	bool data;
+	bool nocache;
 	u16 sport;
 };
 
@@ -48,7 +52,9 @@ struct sk_buff *mroce_alloc_skb(unsigned int len, unsigned int path, bool data)
 		return NULL;
 	skb_reserve(skb, room);
 	MROCE_CB(skb)->path = path;
+	MROCE_CB(skb)->route = path;
 	MROCE_CB(skb)->data = data;
+	MROCE_CB(skb)->nocache = false;
 	MROCE_CB(skb)->sport = 0;
 	return skb;
 }
@@ -82,14 +88,16 @@ static struct sk_buff *build_data(struct mroce_conn *conn, unsigned int path,
  * @conn: the connection, locked
  * @path: the path id
  * @probed: a stream whose record must be included, or NULL
+ * @route_sport: the UDP source port of the route PROBE it answers, or 0
  *
  * Also reports every stream on the connection's list of unreported
- * progress, up to the record limit of one ACK.
+ * progress, up to the record limit of one ACK.  The answer to a route
+ * probe goes back with the probe's port, not the path's.
  *
  * Return: the packet, or NULL.
  */
 struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
-				struct mroce_stream *probed)
+				struct mroce_stream *probed, u16 route_sport)
 {
 	struct mroce_rxwin *rx = &conn->rx[path];
 	u8 sack[MROCE_SACK_BITS / 8];
@@ -100,6 +108,7 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 		.sack = sack,
 		.ce_count = rx->ce_count,
 		.share = 0xffff,
+		.flags = route_sport ? MROCE_F_ROUTE : 0,
 	};
 	struct mroce_stream *s, *tmp;
 	struct sk_buff *skb;
@@ -119,7 +128,8 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 	if (!skb)
 		return NULL;
 	/* Back the way the path's data came: the peer steers both ways. */
-	MROCE_CB(skb)->sport = rx->sport;
+	MROCE_CB(skb)->sport = route_sport ?: rx->sport;
+	MROCE_CB(skb)->nocache = route_sport;
 	mroce_rxwin_sack(rx, sack);
 	set_epochs(conn, &pkt);
 	pkt.nstreams = n;
@@ -169,18 +179,22 @@ struct sk_buff *mroce_build_hello(struct mroce_conn *conn)
 	return skb;
 }
 
+/* A PROBE of @path; with @route_sport, a route probe sent with that port. */
 static struct sk_buff *build_probe(struct mroce_conn *conn, unsigned int path,
-				   u32 qpn)
+				   u32 qpn, u16 route_sport)
 {
 	struct mroce_pkt pkt = {
 		.type = MROCE_PKT_PROBE,
 		.path = path,
 		.probe_qpn = qpn,
+		.flags = route_sport ? MROCE_F_ROUTE : 0,
 	};
 	struct sk_buff *skb = mroce_alloc_skb(MROCE_PROBE_LEN, path, false);
 
 	if (!skb)
 		return NULL;
+	MROCE_CB(skb)->sport = route_sport;
+	MROCE_CB(skb)->nocache = true;
 	set_epochs(conn, &pkt);
 	mroce_wire_build(skb_put(skb, MROCE_PROBE_LEN), &pkt);
 	return skb;
@@ -319,15 +333,19 @@ void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q)
 	sk = mroce_socket_sk(conn->mdev, !conn->ipv4);
 	while ((skb = __skb_dequeue(q))) {
 		struct mroce_path *path = &conn->path[MROCE_CB(skb)->path % conn->npaths];
+		struct mroce_path *route = &conn->path[MROCE_CB(skb)->route % conn->npaths];
 		struct mroce_flow f = {
 			.laddr = &conn->laddr,
 			.raddr = &conn->raddr,
-			.sport = path->sport,
-			.cache = &path->dst,
+			.sport = route->sport,
+			.cache = &route->dst,
 			.ecn = MROCE_CB(skb)->data ? INET_ECN_ECT_0 : 0,
 		};
 
-		if (MROCE_CB(skb)->sport) {
+		if (MROCE_CB(skb)->sport && MROCE_CB(skb)->nocache) {
+			f.sport = MROCE_CB(skb)->sport;
+			f.cache = NULL;
+		} else if (MROCE_CB(skb)->sport) {
 			f.sport = MROCE_CB(skb)->sport;
 			f.cache = &path->ack_dst;
 			/*
@@ -375,31 +393,86 @@ static struct mroce_path *pick_path(struct mroce_conn *conn, unsigned int *id)
 	return best;
 }
 
-/* Expired retransmission timers: send the oldest again, re-roll dead routes. */
+/*
+ * Expired retransmission timers: queue what is due again; a path whose
+ * route is found dead moves to a new port.
+ */
 static void tx_timeouts(struct mroce_conn *conn, u64 now)
 {
-	unsigned int i;
-	u32 psn;
+	unsigned int i, k, n;
 
 	for (i = 0; i < conn->npaths; i++) {
 		struct mroce_path *path = &conn->path[i];
+		u32 *due;
 
-		while (path->nresend < MROCE_WINDOW &&
-		       mroce_txpath_timeout(&path->tx, now, &psn)) {
-			struct mroce_txslot *slot = mroce_txpath_slot(&path->tx, psn);
-			struct mroce_seg *seg = slot->ctx;
-
+		while (path->nresend < MROCE_WINDOW) {
+			due = path->resend + path->nresend;
+			n = mroce_txpath_timeout(&path->tx, now, due,
+						 MROCE_WINDOW - path->nresend);
+			if (!n)
+				break;
 			mroce_count(conn->mdev, MROCE_CNT_TIMEOUTS, 1);
 			mroce_count_path(conn->mdev, i, MROCE_PCNT_TIMEOUTS, 1);
-			trace_mroce_timeout(conn, i, psn);
-			path->resend[path->nresend++] = psn;
+			trace_mroce_timeout(conn, i, due[0]);
 			/* The new route may be no better: keep trying others. */
 			if (path->tx.backoff >= 2)
-				mroce_path_reroll(conn, path);
-			if (seg && slot->expiries > 7 * (seg->stream->retry_cnt + 1))
-				mroce_stream_seg_expired(seg);
+				mroce_path_reroll(conn, path, now);
+			path->nresend += n;
+			for (k = 0; k < n; k++) {
+				struct mroce_txslot *slot = mroce_txpath_slot(&path->tx, due[k]);
+				struct mroce_seg *seg = slot->ctx;
+
+				if (seg && slot->expiries > 7 * (seg->stream->retry_cnt + 1))
+					mroce_stream_seg_expired(seg);
+			}
 		}
 	}
+}
+
+/*
+ * Route probes: a path moved off a dead route asks, now and then, whether
+ * its old port works again (the answer comes back in rx_ack()).
+ */
+static void tx_route_probes(struct mroce_conn *conn, u64 now,
+			    struct sk_buff_head *q)
+{
+	unsigned int i;
+
+	for (i = 0; i < conn->npaths; i++) {
+		struct mroce_path *path = &conn->path[i];
+		struct sk_buff *skb;
+
+		if (!path->home_sport || now < path->home_probe_us)
+			continue;
+		if (now >= path->home_until_us) {
+			path->home_sport = 0;
+			continue;
+		}
+		skb = build_probe(conn, i, MROCE_PROBE_NO_QPN, path->home_sport);
+		if (skb) {
+			__skb_queue_tail(q, skb);
+			mroce_count(conn->mdev, MROCE_CNT_ROUTE_PROBES, 1);
+		}
+		path->home_probe_us = now + MROCE_HOME_PROBE_US;
+	}
+}
+
+/*
+ * The route for a packet whose own path's timer expired on it: that of
+ * another path which delivers (no timeout pending, an RTT measured), the
+ * candidates taking turns; the path's own when there is none.
+ */
+static unsigned int detour_route(struct mroce_conn *conn, unsigned int self)
+{
+	unsigned int i, p;
+
+	for (i = 0; i < conn->npaths; i++) {
+		p = conn->detour_rr++ % conn->npaths;
+		if (p != self && !conn->path[p].tx.backoff &&
+		    conn->path[p].tx.srtt_us)
+			return p;
+	}
+	return self;
 }
 
 static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
@@ -409,7 +482,7 @@ static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
 
 	for (i = 0; i < conn->npaths; i++) {
 		struct mroce_path *path = &conn->path[i];
-		unsigned int k;
+		unsigned int k, route;
 
 		for (k = 0; k < path->nresend && sent < budget; k++) {
 			u32 psn = path->resend[k];
@@ -421,7 +494,15 @@ static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
 			skb = build_data(conn, i, slot->ctx, psn);
 			if (!skb)
 				break;
-			mroce_txpath_resent(&path->tx, psn, now);
+			/*
+			 * A SACK gap is loss on a route that delivers; a timeout
+			 * may be a dead one, so that packet takes another's.
+			 */
+			route = slot->expiries ? detour_route(conn, i) : i;
+			MROCE_CB(skb)->route = route;
+			if (route != i)
+				mroce_count(conn->mdev, MROCE_CNT_DETOURS, 1);
+			mroce_txpath_resent(&path->tx, psn, now, route != i);
 			mroce_count(conn->mdev, MROCE_CNT_RETRANSMITS, 1);
 			mroce_count_path(conn->mdev, i, MROCE_PCNT_RETRANSMITS, 1);
 			trace_mroce_retransmit(conn, i, psn);
@@ -504,6 +585,9 @@ static void tx_arm(struct mroce_conn *conn, u64 now)
 		d = mroce_txpath_deadline(&conn->path[i].tx);
 		if (d && (!t || d < t))
 			t = d;
+		d = conn->path[i].home_sport ? conn->path[i].home_probe_us : 0;
+		if (d && (!t || d < t))
+			t = d;
 	}
 	list_for_each_entry(s, &conn->streams, conn_node) {
 		d = mroce_stream_deadline(s);
@@ -540,12 +624,13 @@ void mroce_tx_work(struct work_struct *work)
 	}
 
 	tx_timeouts(conn, now);
+	tx_route_probes(conn, now, &q);
 	list_for_each_entry(s, &conn->streams, conn_node) {
 		u64 d = mroce_stream_deadline(s);
 
 		if (d && d <= now && mroce_stream_timer(s, now)) {
 			skb = build_probe(conn, conn->rr_path++ % conn->npaths,
-					  s->dest_qpn);
+					  s->dest_qpn, 0);
 			mroce_count(conn->mdev, MROCE_CNT_PROBES, 1);
 			if (skb)
 				__skb_queue_tail(&q, skb);

@@ -32,6 +32,9 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_DGRAM_RX] = { .name = "datagrams_rcvd" },
 	[MROCE_CNT_DGRAM_DROPS] = { .name = "datagram_drops" },
 	[MROCE_CNT_SPURIOUS] = { .name = "spurious_timeouts" },
+	[MROCE_CNT_DETOURS] = { .name = "detoured_resends" },
+	[MROCE_CNT_ROUTE_PROBES] = { .name = "route_probes" },
+	[MROCE_CNT_ROUTE_RETURNS] = { .name = "route_returns" },
 };
 
 static_assert(ARRAY_SIZE(mroce_counter_descs) == MROCE_NUM_COUNTERS);

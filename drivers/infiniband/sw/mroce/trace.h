@@ -44,25 +44,37 @@ DEFINE_EVENT(mroce_path_psn, mroce_retransmit,
 	     TP_PROTO(const struct mroce_conn *conn, unsigned int path, u32 psn),
 	     TP_ARGS(conn, path, psn));
 
-/* The path got a new UDP source port: a new ECMP hash. */
-TRACE_EVENT(mroce_reroll,
-	    TP_PROTO(const struct mroce_conn *conn, unsigned int path, u16 old_sport,
-		     u16 new_sport),
-	    TP_ARGS(conn, path, old_sport, new_sport),
-	    TP_STRUCT__entry(__string(dev, dev_name(&conn->mdev->ibdev.dev))
-			     __array(u8, raddr, sizeof(struct in6_addr))
-			     __field(unsigned int, path)
-			     __field(u16, old_sport)
-			     __field(u16, new_sport)),
-	    TP_fast_assign(__assign_str(dev, dev_name(&conn->mdev->ibdev.dev));
-			   memcpy(__entry->raddr, &conn->raddr, sizeof(struct in6_addr));
-			   __entry->path = path;
-			   __entry->old_sport = old_sport;
-			   __entry->new_sport = new_sport;),
-	    TP_printk("%s peer %pI6c path %u sport %u -> %u", __get_str(dev),
-		      __entry->raddr, __entry->path, __entry->old_sport,
-		      __entry->new_sport)
+/* A path changes its UDP source port, so its ECMP hash. */
+DECLARE_EVENT_CLASS(mroce_path_sport,
+		    TP_PROTO(const struct mroce_conn *conn, unsigned int path,
+			     u16 old_sport, u16 new_sport),
+		    TP_ARGS(conn, path, old_sport, new_sport),
+		    TP_STRUCT__entry(__string(dev, dev_name(&conn->mdev->ibdev.dev))
+				     __array(u8, raddr, sizeof(struct in6_addr))
+				     __field(unsigned int, path)
+				     __field(u16, old_sport)
+				     __field(u16, new_sport)),
+		    TP_fast_assign(__assign_str(dev, dev_name(&conn->mdev->ibdev.dev));
+				   memcpy(__entry->raddr, &conn->raddr, sizeof(struct in6_addr));
+				   __entry->path = path;
+				   __entry->old_sport = old_sport;
+				   __entry->new_sport = new_sport;),
+		    TP_printk("%s peer %pI6c path %u sport %u -> %u", __get_str(dev),
+			      __entry->raddr, __entry->path, __entry->old_sport,
+			      __entry->new_sport)
 );
+
+/* Its route was found dead: a random new port. */
+DEFINE_EVENT(mroce_path_sport, mroce_reroll,
+	     TP_PROTO(const struct mroce_conn *conn, unsigned int path,
+		      u16 old_sport, u16 new_sport),
+	     TP_ARGS(conn, path, old_sport, new_sport));
+
+/* Its home port answered a route probe: back to it. */
+DEFINE_EVENT(mroce_path_sport, mroce_route_return,
+	     TP_PROTO(const struct mroce_conn *conn, unsigned int path,
+		      u16 old_sport, u16 new_sport),
+	     TP_ARGS(conn, path, old_sport, new_sport));
 
 #endif /* MROCE_TRACE_H */
 

@@ -22,6 +22,8 @@
 #define MROCE_TX_BUDGET		64	/* packets per pass of the send work */
 #define MROCE_HELLO_US		20000	/* HELLO resend interval */
 #define MROCE_MAX_CONNS		4096	/* per device */
+#define MROCE_HOME_PROBE_US	100000	/* route probe interval of a moved path */
+#define MROCE_HOME_KEEP_US	(60 * USEC_PER_SEC)	/* ... for this long */
 
 /**
  * struct mroce_path - one path of a connection, both directions
@@ -34,6 +36,11 @@
  * @ack_sport: the port @ack_dst was looked up for
  * @resend: sequences found lost, waiting to be sent again
  * @nresend: entries of @resend
+ * @home_sport: the port the path had when its route was found dead, or
+ *	0; probed until it answers again, then taken back, so the load
+ *	returns to a repaired route
+ * @home_probe_us: when to probe @home_sport next
+ * @home_until_us: when to give up on @home_sport
  */
 struct mroce_path {
 	struct mroce_txpath tx;
@@ -44,6 +51,9 @@ struct mroce_path {
 	u16 ack_sport;
 	u32 resend[MROCE_WINDOW];
 	u32 nresend;
+	u16 home_sport;
+	u64 home_probe_us;
+	u64 home_until_us;
 };
 
 /**
@@ -67,6 +77,7 @@ struct mroce_path {
  * @npaths: number of paths
  * @free_work: frees the connection after an RCU grace period
  * @rr_path: rotates the path scan, so equal paths take turns
+ * @detour_rr: rotates the choice of route for detoured resends
  * @rx: receive side of each of the peer's paths (it may use more than we do)
  * @path: the paths
  */
@@ -89,6 +100,7 @@ struct mroce_conn {
 	unsigned int npaths;
 	struct rcu_work free_work;
 	unsigned int rr_path;
+	unsigned int detour_rr;
 	struct mroce_rxwin rx[MROCE_MAX_PATHS];
 	struct mroce_path path[];
 };
@@ -286,7 +298,9 @@ struct mroce_conn *mroce_conn_lookup_rcu(struct mroce_dev *mdev,
 					 const struct in6_addr *raddr);
 void mroce_conn_put(struct mroce_conn *conn);
 void mroce_conn_kick(struct mroce_conn *conn);
-void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path);
+void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
+		       u64 now);
+void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path);
 void mroce_conn_init(struct mroce_dev *mdev);
 void mroce_conn_cleanup(struct mroce_dev *mdev);
 u64 mroce_now_us(void);
@@ -295,7 +309,7 @@ unsigned int mroce_conn_npaths(void);
 /* send.c */
 void mroce_tx_work(struct work_struct *work);
 struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
-				struct mroce_stream *probed);
+				struct mroce_stream *probed, u16 route_sport);
 struct sk_buff *mroce_build_hello(struct mroce_conn *conn);
 void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q);
 struct sk_buff *mroce_alloc_skb(unsigned int len, unsigned int path, bool data);

@@ -32,6 +32,7 @@ enum mroce_pkt_type {
 #define MROCE_F_ACK_REQ		BIT(0)
 #define MROCE_F_SOLICITED	BIT(1)	/* DATA: last packet asks for an event */
 #define MROCE_F_IMM		BIT(2)	/* DATAGRAM: carries immediate data */
+#define MROCE_F_ROUTE		BIT(3)	/* PROBE, ACK: route probe, its answer */
 
 enum mroce_opcode {
 	MROCE_OP_SEND = 1,
