@@ -42,9 +42,17 @@
 #   vm_rdma_up TYPE         eth0.. addresses, ib_uverbs, device TYPE0 on eth0;
 #                           sets $dev and $gid (its IPv4 RoCE v2 GID index);
 #                           gives up the test on failure
-#   vm_gid_index DEV [4|6]  print the index of DEV's RoCE v2 GID holding this
-#                           VM's eth0 IPv4 (default) or IPv6 address, waiting
-#                           up to 10 s for it to appear; fails if none
+#   vm_gid_index DEV [4|6|mp]
+#                           print the index of DEV's RoCE v2 GID holding this
+#                           VM's eth0 IPv4 (default) or IPv6 address, or its
+#                           multipath address, waiting up to 10 s for it to
+#                           appear; fails if none
+# Multipath (2-VM runs; every link is a plane between the two VMs):
+#   vm_mp_addr INDEX        the multipath address of VM INDEX: 10.88.0.(INDEX+1)
+#   vm_multipath_setup      put this VM's multipath address on a dummy netdev
+#                           dum0, hash ECMP on L4 ports, no reverse-path filter
+#   vm_multipath_route N    route the peer's multipath address over links
+#                           0..N-1 (one ECMP route), replacing the last one
 #   vm_counters DEV [BEFORE]
 #                           DEV's non-zero hardware counters as NAME=VALUE
 #                           words, minus the NAME=VALUE words of BEFORE
@@ -145,6 +153,8 @@ vm_gid_index() {
 	local dev=$1 want f i
 	if [[ ${2:-4} == 4 ]]; then
 		want=$(printf '0000:0000:0000:0000:0000:ffff:0a4d:%04x' $((MROCE_VM_INDEX + 1)))
+	elif [[ $2 == mp ]]; then
+		want=$(printf '0000:0000:0000:0000:0000:ffff:0a58:%04x' $((MROCE_VM_INDEX + 1)))
 	else
 		want=$(printf 'fd77:0000:0000:0000:0000:0000:0000:%04x' $((MROCE_VM_INDEX + 1)))
 	fi
@@ -181,6 +191,29 @@ vm_peer() {
 
 vm_ip() {
 	echo "10.77.${2:-0}.$(($1 + 1))"
+}
+
+vm_mp_addr() {
+	echo "10.88.0.$(($1 + 1))"
+}
+
+vm_multipath_setup() {
+	local k
+	sysctl -qw net.ipv4.fib_multipath_hash_policy=1 || return 1
+	for k in all default $(cd /sys/class/net && echo eth*); do
+		sysctl -qw "net.ipv4.conf.$k.rp_filter=0" || return 1
+	done
+	ip link add dum0 type dummy && ip link set dum0 up &&
+		ip addr add "$(vm_mp_addr "$MROCE_VM_INDEX")/32" dev dum0
+}
+
+vm_multipath_route() {
+	local k peer hops=()
+	peer=$(vm_peer)
+	for ((k = 0; k < $1; k++)); do
+		hops+=(nexthop via "$(vm_ip "$peer" "$k")" dev "eth$k")
+	done
+	ip route replace "$(vm_mp_addr "$peer")/32" "${hops[@]}"
 }
 
 vm_ip6() {
