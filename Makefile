@@ -11,7 +11,7 @@
 
 MODULE := drivers/infiniband/sw/mroce/mroce.ko
 
-.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs demo vm-shell bench-loss bench-paths clean
+.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs demo vm-shell bench-loss bench-paths bench-profile clean
 
 all: module provider verify
 
@@ -53,6 +53,9 @@ bench-loss:
 # Multipath: 1/2/4 shaped links, a lossy link, a black hole, a link down.
 bench-paths:
 	scripts/bench-paths
+
+bench-profile:
+	scripts/bench-profile
 
 vm-shell: module
 	scripts/vm shell --module $(MODULE)
