@@ -31,8 +31,9 @@
 #   t_give_up MSG           record a failed "setup" test, t_done, exit
 # Client/server pairs (2-VM runs; VM0 serves, VM1 connects):
 #   vm_pair2 NAME SECS SERVER CLIENT
-#                           run the SERVER command line on VM0 and, a second
-#                           later, CLIENT on VM1 (both word-split strings);
+#                           run the SERVER command line on VM0 and, once it
+#                           listens (RDMA CM or TCP port 18515; at most 15 s),
+#                           CLIENT on VM1 (both word-split strings);
 #                           ok if both exit 0 within SECS; logs kept in
 #                           $MROCE_VM_OUT/NAME.vm<i>.log
 #   vm_pair NAME SECS CMD...
@@ -114,14 +115,31 @@ t_give_up() {
 	exit
 }
 
+# Is a server listening: an RDMA CM ID in LISTEN, or perftest's and the
+# pingpongs' TCP port?
+_pair_listening() {
+	rdma resource show cm_id 2>/dev/null | grep -q LISTEN ||
+		ss -Hltn 2>/dev/null | grep -q ':18515 '
+}
+
 vm_pair2() {
-	local name=$1 secs=$2 server=$3 client=$4 out=/tmp/pair.out rc
+	local name=$1 secs=$2 server=$3 client=$4 out=/tmp/pair.out rc pid i
 	vm_barrier "start-$name" || return
 	if [[ $MROCE_VM_INDEX -eq 0 ]]; then
 		# shellcheck disable=SC2086 # command lines are word-split on purpose
-		timeout "$secs" $server >"$out" 2>&1
+		timeout "$secs" $server >"$out" 2>&1 &
+		pid=$!
+		# A client that comes too early is rejected (RDMA CM) or refused.
+		for ((i = 0; i < 150; i++)); do
+			_pair_listening && break
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		vm_set "listening-$name" 1
+		wait "$pid"
 	else
-		sleep 1
+		vm_get "listening-$name" >/dev/null
+		sleep 0.5
 		# shellcheck disable=SC2086
 		timeout "$secs" $client >"$out" 2>&1
 	fi

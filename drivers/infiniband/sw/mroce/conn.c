@@ -13,9 +13,9 @@
 #include "transport.h"
 
 /* Fixed at load: the device counters have one set per path. */
-static unsigned int mroce_paths = 16;
+static unsigned int mroce_paths = 8;
 module_param_named(paths, mroce_paths, uint, 0444);
-MODULE_PARM_DESC(paths, "Paths per connection, 1-64 (default 16)");
+MODULE_PARM_DESC(paths, "Paths per connection, 1-64 (default 8)");
 
 /* How many paths every connection has. */
 unsigned int mroce_conn_npaths(void)
