@@ -33,10 +33,8 @@ int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	if (attr->cqe < 1 || attr->cqe > MROCE_MAX_CQE ||
 	    attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
-	if (atomic_inc_return(&mdev->cq_count) > MROCE_MAX_CQ) {
-		err = -ENOMEM;
-		goto err_count;
-	}
+	if (!atomic_add_unless(&mdev->cq_count, 1, MROCE_MAX_CQ))
+		return -ENOMEM;
 
 	spin_lock_init(&cq->lock);
 	cq->user = !!udata;

@@ -286,10 +286,8 @@ int mroce_mr_publish(struct mroce_dev *mdev, void *entry, u32 *index)
 {
 	int err;
 
-	if (atomic_inc_return(&mdev->mr_count) > MROCE_MAX_MR) {
-		atomic_dec(&mdev->mr_count);
+	if (!atomic_add_unless(&mdev->mr_count, 1, MROCE_MAX_MR))
 		return -ENOMEM;
-	}
 	err = xa_alloc_cyclic(&mdev->mrs, index, entry, XA_LIMIT(1, 0xffffff),
 			      &mdev->mr_next, GFP_KERNEL);
 	if (err < 0) {

@@ -253,10 +253,8 @@ int mroce_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 
 	if (ibmw->type != IB_MW_TYPE_1 && ibmw->type != IB_MW_TYPE_2)
 		return -EINVAL;
-	if (atomic_inc_return(&mdev->mw_count) > MROCE_MAX_MW) {
-		err = -ENOMEM;
-		goto err_count;
-	}
+	if (!atomic_add_unless(&mdev->mw_count, 1, MROCE_MAX_MW))
+		return -ENOMEM;
 	win = kzalloc(sizeof(*win), GFP_KERNEL);
 	if (!win) {
 		err = -ENOMEM;

@@ -85,10 +85,8 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	err = mroce_qp_check_cap(cap, !!init->srq);
 	if (err)
 		return err;
-	if (atomic_inc_return(&mdev->qp_count) > MROCE_MAX_QP) {
-		err = -ENOMEM;
-		goto err_count;
-	}
+	if (!atomic_add_unless(&mdev->qp_count, 1, MROCE_MAX_QP))
+		return -ENOMEM;
 
 	mutex_init(&qp->mutex);
 	spin_lock_init(&qp->sq_lock);
@@ -167,7 +165,6 @@ err_rings:
 	kvfree(qp->sq_reg);
 	mroce_ring_put(qp->sq);
 	mroce_ring_put(qp->rq);
-err_count:
 	atomic_dec(&mdev->qp_count);
 	return err;
 }

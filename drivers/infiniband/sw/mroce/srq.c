@@ -46,10 +46,8 @@ int mroce_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	if (!attr->max_wr || attr->max_wr > MROCE_MAX_SRQ_WR ||
 	    attr->max_sge > MROCE_MAX_SGE)
 		return -EINVAL;
-	if (atomic_inc_return(&mdev->srq_count) > MROCE_MAX_SRQ) {
-		err = -ENOMEM;
-		goto err_count;
-	}
+	if (!atomic_add_unless(&mdev->srq_count, 1, MROCE_MAX_SRQ))
+		return -ENOMEM;
 	spin_lock_init(&srq->lock);
 	spin_lock_init(&srq->post_lock);
 	srq->user = !!udata;

@@ -57,10 +57,8 @@ static int mroce_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 {
 	struct mroce_dev *mdev = to_mdev(ibpd->device);
 
-	if (atomic_inc_return(&mdev->pd_count) > MROCE_MAX_PD) {
-		atomic_dec(&mdev->pd_count);
+	if (!atomic_add_unless(&mdev->pd_count, 1, MROCE_MAX_PD))
 		return -ENOMEM;
-	}
 	return 0;
 }
 
@@ -93,10 +91,8 @@ static int mroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	    ipv6_addr_v4mapped((const struct in6_addr *)grh->dgid.raw) !=
 	    ipv6_addr_v4mapped((const struct in6_addr *)grh->sgid_attr->gid.raw))
 		return -EINVAL;
-	if (atomic_inc_return(&mdev->ah_count) > MROCE_MAX_AH) {
-		err = -ENOMEM;
-		goto err_count;
-	}
+	if (!atomic_add_unless(&mdev->ah_count, 1, MROCE_MAX_AH))
+		return -ENOMEM;
 	av = kzalloc(sizeof(*av), gfp);
 	if (!av) {
 		err = -ENOMEM;
