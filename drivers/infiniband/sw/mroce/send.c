@@ -194,7 +194,7 @@ static struct sk_buff *build_probe(struct mroce_conn *conn, unsigned int path,
 	if (!skb)
 		return NULL;
 	MROCE_CB(skb)->sport = route_sport;
-	MROCE_CB(skb)->nocache = true;
+	MROCE_CB(skb)->nocache = route_sport;
 	set_epochs(conn, &pkt);
 	mroce_wire_build(skb_put(skb, MROCE_PROBE_LEN), &pkt);
 	return skb;
