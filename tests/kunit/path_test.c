@@ -375,22 +375,84 @@ static void ecn_decrease_once_per_window_test(struct kunit *test)
 	tp->cwnd = 64;
 	for (i = 0; i < 40; i++)
 		mroce_txpath_send(tp, i, NULL);
-	mroce_txpath_ack(tp, 100, 10, sack, 3, count_acked, counts, lost, 1, &res);
+	/* Every packet marked: the fraction is 1, the window halves. */
+	mroce_txpath_ack(tp, 100, 10, sack, 10, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_TRUE(test, res.congested);
+	KUNIT_EXPECT_EQ(test, tp->alpha, MROCE_ALPHA_ONE);
 	KUNIT_EXPECT_EQ(test, tp->cwnd, 32);
 	/* More marks within the same window: no second cut. */
-	mroce_txpath_ack(tp, 110, 20, sack, 5, count_acked, counts, lost, 1, &res);
+	mroce_txpath_ack(tp, 110, 20, sack, 15, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_FALSE(test, res.congested);
 	KUNIT_EXPECT_EQ(test, tp->cwnd, 32);
-	/* Once the window sent at the cut is acknowledged, a cut is allowed. */
-	mroce_txpath_ack(tp, 120, 40, sack, 9, count_acked, counts, lost, 1, &res);
+	/*
+	 * Once the window sent at the cut is acknowledged, a cut is allowed,
+	 * by half the average: 15 of its 30 packets were marked, so alpha
+	 * moves 1/16 of the way from 1 to 1/2, and 32 loses 32 * 31/64.
+	 */
+	mroce_txpath_ack(tp, 120, 40, sack, 25, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_TRUE(test, res.congested);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 16);
+	KUNIT_EXPECT_EQ(test, tp->alpha, MROCE_ALPHA_ONE / 32 * 31);
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 32 - 15);
 	/* Without marks the window grows again (congestion avoidance). */
-	for (i = 0; i < 16; i++)
+	for (i = 0; i < 17; i++)
 		mroce_txpath_send(tp, 130, NULL);
-	mroce_txpath_ack(tp, 140, 56, sack, 9, count_acked, counts, lost, 1, &res);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 17);
+	mroce_txpath_ack(tp, 140, 57, sack, 25, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 18);
+	/* A reordered ACK with an older count is no news. */
+	mroce_txpath_ack(tp, 150, 57, sack, 24, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_FALSE(test, res.congested);
+	KUNIT_EXPECT_EQ(test, tp->ce_seen, 25);
+}
+
+/*
+ * Send @windows windows of @n packets, each acknowledged by one ACK that
+ * reports @marks new CE marks.
+ */
+static void ecn_windows(struct kunit *test, struct mroce_txpath *tp,
+			unsigned int windows, unsigned int n, u16 marks)
+{
+	unsigned int counts[1] = {};
+	struct mroce_ack_result res;
+	u8 sack[32] = {};
+	u32 lost[1];
+	unsigned int w, i;
+
+	for (w = 0; w < windows; w++) {
+		for (i = 0; i < n; i++)
+			mroce_txpath_send(tp, w, NULL);
+		mroce_txpath_ack(tp, w + 1, tp->nxt, sack, tp->ce_seen + marks,
+				 count_acked, counts, lost, 1, &res);
+		KUNIT_ASSERT_EQ(test, counts[0], (w + 1) * n);
+		KUNIT_EXPECT_EQ(test, res.congested, marks > 0);
+	}
+}
+
+/*
+ * The window responds to how much of it is marked, not just to a mark:
+ * a queue that marks one packet in a hundred costs a few percent, one
+ * that marks all of them halves the window.
+ */
+static void ecn_proportional_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+	u32 one = MROCE_ALPHA_ONE;
+
+	/* One mark per 100-packet window: alpha falls from 1 towards 1%. */
+	ecn_windows(test, tp, 64, 100, 1);
+	KUNIT_EXPECT_GT(test, tp->alpha, one / 100);
+	KUNIT_EXPECT_LT(test, tp->alpha, one / 25);
+	tp->cwnd = 200;
+	ecn_windows(test, tp, 1, 100, 1);
+	KUNIT_EXPECT_GE(test, tp->cwnd, 200 - 200 / 25);
+	KUNIT_EXPECT_LT(test, tp->cwnd, 200);
+
+	/* Every packet marked: alpha climbs back towards 1. */
+	tp = new_txpath(test);
+	ecn_windows(test, tp, 64, 100, 0);
+	KUNIT_EXPECT_LT(test, tp->alpha, one / 50);
+	ecn_windows(test, tp, 80, 100, 100);
+	KUNIT_EXPECT_GT(test, tp->alpha, one - one / 50);
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 1);
 }
 
 /*
@@ -542,6 +604,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(detour_test),
 	KUNIT_CASE(spurious_timeout_test),
 	KUNIT_CASE(ecn_decrease_once_per_window_test),
+	KUNIT_CASE(ecn_proportional_test),
 	KUNIT_CASE(lossy_channel_test),
 	{}
 };

@@ -99,6 +99,8 @@ void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us)
 	memset(tp, 0, sizeof(*tp));
 	tp->cwnd = MROCE_CWND_INIT;
 	tp->ssthresh = MROCE_WINDOW;
+	/* Until measured, a mark is taken as seriously as loss in TCP. */
+	tp->alpha = MROCE_ALPHA_ONE;
 	tp->min_rto_us = min_rto_us;
 	tp->rto_us = max(MROCE_RTO_INIT_US, min_rto_us);
 }
@@ -198,17 +200,45 @@ void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us)
 			   tp->min_rto_us, MROCE_RTO_MAX_US);
 }
 
-/* Multiplicative decrease, at most once per window of data. */
+/*
+ * Multiplicative decrease, at most once per window of data, by half the
+ * marked fraction (RFC 8257): a queue that marks a few packets per window
+ * costs a few percent of the window, one that marks them all halves it.
+ */
 static bool cwnd_decrease(struct mroce_txpath *tp)
 {
+	u32 cut;
+
 	if (mroce_seq_before(tp->una, tp->recover))
 		return false;
-	tp->cwnd = max(tp->cwnd / 2, 1U);
+	cut = max_t(u32, (u64)tp->cwnd * tp->alpha / (2 * MROCE_ALPHA_ONE), 1U);
+	tp->cwnd = max(tp->cwnd - min(cut, tp->cwnd), 1U);
 	tp->ssthresh = max(tp->cwnd, 2U);
 	tp->cwnd_acc = 0;
 	tp->recover = tp->nxt;
 	tp->undo_valid = false;	/* real congestion: nothing to undo */
 	return true;
+}
+
+/*
+ * Fold an ACK into the marked fraction; once a window of data (everything
+ * sent when the observation window began) is acknowledged, average it in.
+ */
+static void alpha_update(struct mroce_txpath *tp, unsigned int acked, u16 ce)
+{
+	u32 frac;
+
+	tp->win_acked += acked;
+	tp->win_ce += ce;
+	if (mroce_seq_before(tp->una, tp->alpha_end) || !tp->win_acked)
+		return;
+	frac = min_t(u64, (u64)tp->win_ce * MROCE_ALPHA_ONE / tp->win_acked,
+		     MROCE_ALPHA_ONE);
+	tp->alpha = tp->alpha - (tp->alpha >> MROCE_ALPHA_SHIFT) +
+		    (frac >> MROCE_ALPHA_SHIFT);
+	tp->win_acked = 0;
+	tp->win_ce = 0;
+	tp->alpha_end = tp->nxt;
 }
 
 static void cwnd_increase(struct mroce_txpath *tp, unsigned int acked)
@@ -248,6 +278,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 {
 	u64 newest_once = 0, late = 0;
 	bool own_route = false;
+	u16 ce;
 	u32 psn;
 
 	memset(res, 0, sizeof(*res));
@@ -345,12 +376,17 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		lost[res->lost++] = psn;
 	}
 
-	if (ce_count != tp->ce_seen) {
+	/* ACKs may arrive reordered: only a count that moved on is news. */
+	ce = ce_count - tp->ce_seen;
+	if ((s16)ce < 0)
+		ce = 0;
+	else
 		tp->ce_seen = ce_count;
+	alpha_update(tp, res->acked, ce);
+	if (ce)
 		res->congested = cwnd_decrease(tp);
-	} else if (res->acked) {
+	else if (res->acked)
 		cwnd_increase(tp, res->acked);
-	}
 	return 0;
 }
 

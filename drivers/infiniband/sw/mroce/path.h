@@ -18,6 +18,13 @@
 #define MROCE_RTO_MAX_US	1000000U
 #define MROCE_RTO_INIT_US	100000U
 #define MROCE_CWND_INIT		16U
+/*
+ * ECN: the fraction of packets marked, in units of 1/MROCE_ALPHA_ONE (fine
+ * enough for one mark in a full window to count), averaged over windows
+ * with weight 1/2^MROCE_ALPHA_SHIFT.
+ */
+#define MROCE_ALPHA_ONE		BIT(20)
+#define MROCE_ALPHA_SHIFT	4U
 /* Acknowledged packets past a hole before it counts as a loss. */
 #define MROCE_REORDER_PKTS	3U
 
@@ -89,6 +96,11 @@ struct mroce_txslot {
  * @ssthresh: slow-start threshold
  * @recover: no further decrease until @una passes it (once per RTT)
  * @ce_seen: last ce_count the receiver reported
+ * @alpha: moving average of the fraction of packets CE-marked per window,
+ *	in units of 1/MROCE_ALPHA_ONE; a mark cuts @cwnd by @alpha / 2
+ * @alpha_end: the current observation window ends when @una passes it
+ * @win_acked: packets acknowledged in the current observation window
+ * @win_ce: CE marks reported in it
  * @srtt_us: smoothed RTT; 0 until the first sample
  * @rttvar_us: RTT variance
  * @rto_us: retransmission timeout, before backoff
@@ -114,6 +126,10 @@ struct mroce_txpath {
 	u32 ssthresh;
 	u32 recover;
 	u16 ce_seen;
+	u32 alpha;
+	u32 alpha_end;
+	u32 win_acked;
+	u32 win_ce;
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 rto_us;
