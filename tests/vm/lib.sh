@@ -57,6 +57,9 @@
 #   vm_counters DEV [BEFORE]
 #                           DEV's non-zero hardware counters as NAME=VALUE
 #                           words, minus the NAME=VALUE words of BEFORE
+#   vm_counter DEV NAME     the value of DEV's hardware counter NAME (0 if none)
+#   vm_wait_listening [PID] wait up to 15 s (while PID lives) for a server:
+#                           an RDMA CM ID in LISTEN or TCP port 18515
 # Timeouts default to $MROCE_VM_WAIT (120 s).
 
 : "${MROCE_VM_INDEX:?tests/vm/lib.sh: run this under scripts/vm run}"
@@ -122,19 +125,25 @@ _pair_listening() {
 		ss -Hltn 2>/dev/null | grep -q ':18515 '
 }
 
+vm_wait_listening() {
+	local i
+	for ((i = 0; i < 150; i++)); do
+		_pair_listening && return 0
+		[[ -z ${1:-} ]] || kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 vm_pair2() {
-	local name=$1 secs=$2 server=$3 client=$4 out=/tmp/pair.out rc pid i
+	local name=$1 secs=$2 server=$3 client=$4 out=/tmp/pair.out rc pid
 	vm_barrier "start-$name" || return
 	if [[ $MROCE_VM_INDEX -eq 0 ]]; then
 		# shellcheck disable=SC2086 # command lines are word-split on purpose
 		timeout "$secs" $server >"$out" 2>&1 &
 		pid=$!
 		# A client that comes too early is rejected (RDMA CM) or refused.
-		for ((i = 0; i < 150; i++)); do
-			_pair_listening && break
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
+		vm_wait_listening "$pid"
 		vm_set "listening-$name" 1
 		wait "$pid"
 	else
@@ -201,6 +210,13 @@ vm_counters() {
 		val=$((val - ${before[$name]:-0}))
 		[[ $val -eq 0 ]] || printf '%s=%s ' "$name" "$val"
 	done
+}
+
+vm_counter() {
+	local val=0
+
+	read -r val <"/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null
+	echo "${val:-0}"
 }
 
 vm_peer() {
