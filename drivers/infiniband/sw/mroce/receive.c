@@ -65,6 +65,11 @@ static struct sk_buff *rx_hello(struct mroce_conn *conn,
 	return NULL;
 }
 
+/*
+ * A due ACK is left to the send pass, which the softirq's packets reach
+ * only after they have all been processed: one ACK per path then covers
+ * every packet that arrived together, not every second one.
+ */
 static struct sk_buff *rx_data(struct mroce_conn *conn,
 			       const struct mroce_pkt *pkt,
 			       const u8 *payload, bool ce, u16 sport)
@@ -100,7 +105,7 @@ static struct sk_buff *rx_data(struct mroce_conn *conn,
 
 	if (!in_order || (pkt->flags & MROCE_F_ACK_REQ) || rx->unacked >= 2 ||
 	    !list_empty(&conn->ack_streams))
-		return mroce_build_ack(conn, pkt->path, NULL, 0);
+		__set_bit(pkt->path, conn->ack_due);
 	return NULL;
 }
 
@@ -199,8 +204,9 @@ static int mroce_rx(struct net *net, struct sk_buff *skb,
 					mroce_stream_lookup(conn, pkt.probe_qpn),
 					pkt.flags & MROCE_F_ROUTE ? sport : 0);
 	}
-	/* ACKs open windows; requests owe responses. */
-	kick = pkt.type != MROCE_PKT_DATA || !list_empty(&conn->tx_streams);
+	/* ACKs open windows; requests owe responses and ACKs. */
+	kick = pkt.type != MROCE_PKT_DATA || !list_empty(&conn->tx_streams) ||
+	       !bitmap_empty(conn->ack_due, MROCE_MAX_PATHS);
 	spin_unlock(&conn->lock);
 
 	if (kick)

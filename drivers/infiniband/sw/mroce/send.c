@@ -155,7 +155,22 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 		list_del_init(&s->ack_node);
 	}
 	rx->unacked = 0;
+	__clear_bit(path, conn->ack_due);
 	return skb;
+}
+
+/* The ACKs the receive path left due, one per path. */
+static void tx_acks(struct mroce_conn *conn, struct sk_buff_head *q)
+{
+	struct sk_buff *skb;
+	unsigned int p;
+
+	for_each_set_bit(p, conn->ack_due, MROCE_MAX_PATHS) {
+		skb = mroce_build_ack(conn, p, NULL, 0);
+		if (!skb)
+			break;	/* still due: the next pass tries again */
+		__skb_queue_tail(q, skb);
+	}
 }
 
 /**
@@ -623,6 +638,7 @@ void mroce_tx_work(struct work_struct *work)
 		goto arm;
 	}
 
+	tx_acks(conn, &q);
 	tx_timeouts(conn, now);
 	tx_route_probes(conn, now, &q);
 	list_for_each_entry(s, &conn->streams, conn_node) {

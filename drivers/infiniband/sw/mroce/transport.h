@@ -72,6 +72,7 @@ struct mroce_path {
  * @streams: attached streams
  * @tx_streams: streams with something to send
  * @ack_streams: streams whose progress the peer has not been told
+ * @ack_due: the peer's paths owed an ACK, sent by the next send pass
  * @timer: fires at the earliest path deadline; schedules @tx_work
  * @tx_work: the send engine
  * @npaths: number of paths
@@ -95,6 +96,7 @@ struct mroce_conn {
 	struct list_head streams;
 	struct list_head tx_streams;
 	struct list_head ack_streams;
+	DECLARE_BITMAP(ack_due, MROCE_MAX_PATHS);
 	struct hrtimer timer;
 	struct work_struct tx_work;
 	unsigned int npaths;
