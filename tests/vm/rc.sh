@@ -20,7 +20,19 @@ done
 common=(-d "$dev" -x "$gid" -F --report_gbits)
 vm_pair send_bw 180 ib_send_bw "${common[@]}" -s 65536 -n 200
 vm_pair send_bw-8qp 180 ib_send_bw "${common[@]}" -s 4096 -n 200 -q 8
+[ "$type" != mroce ] || done_before=$(vm_counter "$dev" sq_done_bytes)
 vm_pair write_bw 180 ib_write_bw "${common[@]}" -s 65536 -n 200
+if [ "$type" = mroce ]; then
+	# The client's 200 writes of 64 KiB, each counted once; the server
+	# posts none.
+	done_bytes=$(($(vm_counter "$dev" sq_done_bytes) - done_before))
+	want=$((MROCE_VM_INDEX == 1 ? 200 * 65536 : 0))
+	if [ "$done_bytes" -eq "$want" ]; then
+		t_ok "counters: sq_done_bytes counts the completed writes ($done_bytes)"
+	else
+		t_fail "counters: sq_done_bytes counts the completed writes" "$done_bytes, want $want"
+	fi
+fi
 vm_pair write_bw-8qp 180 ib_write_bw "${common[@]}" -s 16384 -n 200 -q 8
 vm_pair read_bw 180 ib_read_bw "${common[@]}" -s 65536 -n 200
 vm_pair atomic_bw 180 ib_atomic_bw "${common[@]}" -n 500

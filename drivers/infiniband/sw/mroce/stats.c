@@ -35,6 +35,7 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_DETOURS] = { .name = "detoured_resends" },
 	[MROCE_CNT_ROUTE_PROBES] = { .name = "route_probes" },
 	[MROCE_CNT_ROUTE_RETURNS] = { .name = "route_returns" },
+	[MROCE_CNT_SQ_DONE_BYTES] = { .name = "sq_done_bytes" },
 };
 
 static_assert(ARRAY_SIZE(mroce_counter_descs) == MROCE_NUM_COUNTERS);

@@ -281,6 +281,10 @@ static void stream_complete_sends(struct mroce_stream *s)
 		}
 		if (w->status != IB_WC_SUCCESS && err == IB_WC_SUCCESS)
 			err = w->status;
+		else if (w->status == IB_WC_SUCCESS)
+			/* The requester's goodput, as the benchmarks read it. */
+			mroce_count(to_mdev(qp->ibqp.device),
+				    MROCE_CNT_SQ_DONE_BYTES, w->len);
 		s->sq_done++;
 		mroce_ring_consumed(qp->sq, s->sq_done);
 		/* Room in the queue, or fences and read limits lifted. */
