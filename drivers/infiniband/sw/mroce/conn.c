@@ -66,6 +66,95 @@ static u16 mroce_random_sport(void)
 	return 49152 + get_random_u32_below(16384);
 }
 
+/* Random ports tried for each choice of a path's port. */
+#define MROCE_PORT_CANDIDATES	8
+
+/* Paths other than @path whose port leads to @plane. */
+static unsigned int plane_load(struct mroce_conn *conn,
+			       struct mroce_path *path, u64 plane)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < conn->npaths; i++)
+		n += &conn->path[i] != path && conn->path[i].sport &&
+		     conn->path[i].plane == plane;
+	return n;
+}
+
+/*
+ * Choose a new port for @path: of a few random ones (never its current
+ * or home port), the one whose local next hop fewest other paths use,
+ * and never @dead.  When the host's routing spreads the peer over several
+ * next hops, the paths so cover them evenly and a re-rolled path leaves
+ * the dead one; behind a single next hop the choice is random, and the
+ * fabric's ECMP spreads the paths.  Sets @path->sport and @path->plane.
+ */
+static void pick_sport(struct mroce_conn *conn, struct mroce_path *path,
+		       u64 dead)
+{
+	unsigned int k, load, best_load = UINT_MAX;
+	u16 sport, best = 0;
+	u64 plane, best_plane = 0;
+
+	for (k = 0; k < MROCE_PORT_CANDIDATES; k++) {
+		sport = mroce_random_sport();
+		if (sport == path->sport || sport == path->home_sport)
+			continue;
+		plane = mroce_route_plane(conn, sport);
+		if (plane && plane == dead)
+			continue;
+		load = plane ? plane_load(conn, path, plane) : 0;
+		if (load < best_load) {
+			best_load = load;
+			best = sport;
+			best_plane = plane;
+		}
+	}
+	/* Every candidate led to the dead next hop: keep hashing anyway. */
+	while (!best) {
+		sport = mroce_random_sport();
+		if (sport != path->sport && sport != path->home_sport)
+			best = sport;
+	}
+	path->sport = best;
+	path->plane = best_plane;
+}
+
+/**
+ * mroce_conn_spread() - spread idle paths over the local next hops
+ * @conn: the connection, locked
+ *
+ * The routing to the peer may have changed since the ports were chosen
+ * (next hops added, or none known then).  Each path with nothing in
+ * flight and no failure pending moves to a port whose next hop has at
+ * least two paths fewer than its own.  Called when a queue pair starts
+ * using the connection.
+ */
+void mroce_conn_spread(struct mroce_conn *conn)
+{
+	unsigned int i, load;
+	struct mroce_path *path;
+	u16 old;
+
+	for (i = 0; i < conn->npaths; i++)
+		conn->path[i].plane = mroce_route_plane(conn, conn->path[i].sport);
+	for (i = 0; i < conn->npaths; i++) {
+		path = &conn->path[i];
+		if (!path->plane || path->home_sport ||
+		    mroce_txpath_inflight(&path->tx))
+			continue;
+		old = path->sport;
+		load = plane_load(conn, path, path->plane);
+		pick_sport(conn, path, 0);
+		if (!path->plane || plane_load(conn, path, path->plane) + 2 > load) {
+			path->sport = old;	/* no better: keep the route */
+			path->plane = mroce_route_plane(conn, old);
+		} else {
+			dst_cache_reset(&path->dst);
+		}
+	}
+}
+
 /**
  * mroce_path_reroll() - give a path whose route was found dead a new port
  * @conn: the connection, locked
@@ -73,7 +162,8 @@ static u16 mroce_random_sport(void)
  * @now: current time
  *
  * The new UDP source port is a new ECMP hash, so with luck a different
- * route.  The port the path had before this failure becomes its home:
+ * route (certainly a different local next hop, if the host's routing
+ * offers another).  The port the path had before this failure becomes its home:
  * it is probed, and taken back once it answers (mroce_path_return()).
  */
 void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
@@ -85,9 +175,7 @@ void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
 		path->home_sport = old;
 	path->home_until_us = now + MROCE_HOME_KEEP_US;
 	path->home_probe_us = now + MROCE_HOME_PROBE_US;
-	do {
-		path->sport = mroce_random_sport();
-	} while (path->sport == old || path->sport == path->home_sport);
+	pick_sport(conn, path, mroce_route_plane(conn, old));
 	dst_cache_reset(&path->dst);
 	path->rerolls++;
 	mroce_count(conn->mdev, MROCE_CNT_REROLLS, 1);
@@ -108,6 +196,7 @@ void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path)
 	u16 old = path->sport;
 
 	path->sport = path->home_sport;
+	path->plane = mroce_route_plane(conn, path->sport);
 	path->home_sport = 0;
 	dst_cache_reset(&path->dst);
 	mroce_count(conn->mdev, MROCE_CNT_ROUTE_RETURNS, 1);
@@ -160,7 +249,6 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 			goto err;
 		}
 		mroce_txpath_init(&path->tx, mroce_min_rto_us);
-		path->sport = mroce_random_sport();
 	}
 	conn->mdev = mdev;
 	kref_init(&conn->ref);
@@ -168,6 +256,8 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 	conn->laddr = *laddr;
 	conn->raddr = *raddr;
 	conn->ipv4 = ipv6_addr_v4mapped(raddr);
+	for (i = 0; i < n; i++)
+		pick_sport(conn, &conn->path[i], 0);
 	do {
 		conn->epoch = get_random_u32();
 	} while (!conn->epoch);

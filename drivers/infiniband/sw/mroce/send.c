@@ -286,6 +286,65 @@ static int xmit6(struct sock *sk, struct sk_buff *skb,
 #endif
 }
 
+/**
+ * mroce_route_plane() - which local next hop a flow of a connection takes
+ * @conn: the connection
+ * @sport: the flow's UDP source port
+ *
+ * On a host whose routing spreads the peer's address over several next
+ * hops (ECMP hashing L4 ports: one per plane of a multi-plane fabric),
+ * the source port picks the plane; this says which one.
+ *
+ * Return: a key naming the output device and gateway, or 0 if the flow
+ * has no route.
+ */
+u64 mroce_route_plane(struct mroce_conn *conn, u16 sport)
+{
+	struct sock *sk;
+	u64 key = 0;
+
+	rcu_read_lock();
+	sk = mroce_socket_sk(conn->mdev, !conn->ipv4);
+	if (sk && conn->ipv4) {
+		struct flowi4 fl4 = {
+			.flowi4_proto = IPPROTO_UDP,
+			.daddr = conn->raddr.s6_addr32[3],
+			.saddr = conn->laddr.s6_addr32[3],
+			.fl4_sport = htons(sport),
+			.fl4_dport = htons(mroce_udp_port),
+		};
+		struct rtable *rt = ip_route_output_key(sock_net(sk), &fl4);
+
+		if (!IS_ERR(rt)) {
+			key = (u64)rt->dst.dev->ifindex << 32 |
+			      (rt->rt_gw_family == AF_INET ? be32_to_cpu(rt->rt_gw4) : 0);
+			ip_rt_put(rt);
+		}
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk && !conn->ipv4) {
+		struct flowi6 fl6 = {
+			.flowi6_proto = IPPROTO_UDP,
+			.daddr = conn->raddr,
+			.saddr = conn->laddr,
+			.fl6_sport = htons(sport),
+			.fl6_dport = htons(mroce_udp_port),
+		};
+		struct dst_entry *dst;
+
+		dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
+		if (!IS_ERR(dst)) {
+			key = (u64)dst->dev->ifindex << 32 |
+			      ipv6_addr_hash(rt6_nexthop((struct rt6_info *)dst,
+							 &fl6.daddr));
+			dst_release(dst);
+		}
+	}
+#endif
+	rcu_read_unlock();
+	return key;
+}
+
 /* Route and send @skb on @f; BHs off, under RCU.  Consumes @skb. */
 static int xmit_flow(struct sock *sk, struct sk_buff *skb,
 		     const struct mroce_flow *f)

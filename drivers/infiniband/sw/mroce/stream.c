@@ -211,6 +211,7 @@ int mroce_stream_attach(struct mroce_stream *s, struct mroce_conn *conn)
 	spin_lock_bh(&conn->lock);
 	s->conn = conn;
 	list_add_tail(&s->conn_node, &conn->streams);
+	mroce_conn_spread(conn);
 	spin_unlock_bh(&conn->lock);
 	mroce_conn_kick(conn);	/* says HELLO if the peer is new */
 	return 0;

@@ -29,6 +29,8 @@
  * struct mroce_path - one path of a connection, both directions
  * @tx: send side: sequence space, SACK window, RTT, congestion window
  * @sport: UDP source port, the path's ECMP entropy
+ * @plane: the local next hop @sport was routed to when chosen
+ *	(mroce_route_plane()), 0 if unknown
  * @rerolls: times @sport was changed after timeouts
  * @dst: cached route for this path's flow
  * @ack_dst: cached route of the ACKs for the peer's path of the same id,
@@ -45,6 +47,7 @@
 struct mroce_path {
 	struct mroce_txpath tx;
 	u16 sport;
+	u64 plane;
 	u32 rerolls;
 	struct dst_cache dst;
 	struct dst_cache ack_dst;
@@ -303,6 +306,7 @@ void mroce_conn_kick(struct mroce_conn *conn);
 void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
 		       u64 now);
 void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path);
+void mroce_conn_spread(struct mroce_conn *conn);
 void mroce_conn_init(struct mroce_dev *mdev);
 void mroce_conn_cleanup(struct mroce_dev *mdev);
 u64 mroce_now_us(void);
@@ -314,6 +318,7 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 				struct mroce_stream *probed, u16 route_sport);
 struct sk_buff *mroce_build_hello(struct mroce_conn *conn);
 void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q);
+u64 mroce_route_plane(struct mroce_conn *conn, u16 sport);
 struct sk_buff *mroce_alloc_skb(unsigned int len, unsigned int path, bool data);
 int mroce_xmit_one(struct mroce_dev *mdev, struct sk_buff *skb,
 		   const struct in6_addr *laddr, const struct in6_addr *raddr,
