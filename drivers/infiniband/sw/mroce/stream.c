@@ -886,6 +886,17 @@ static void stream_advance(struct mroce_stream *s)
 		}
 		if (m->state != MROCE_RMSG_DONE)
 			break;
+		/*
+		 * SEND_INV invalidates only now, in order: packets of earlier
+		 * WRITEs with the same key may arrive after its own, by other
+		 * paths, and must still find the key valid.
+		 */
+		if (m->opcode == MROCE_OP_SEND_INV && m->status == IB_WC_SUCCESS &&
+		    mroce_invalidate(qp, m->imm, true)) {
+			mroce_qp_event(qp, IB_EVENT_QP_REQ_ERR);
+			stream_nak(s, m, MROCE_NAK_INVALID_REQUEST);
+			m->status = IB_WC_LOC_QP_OP_ERR;
+		}
 		if (m->recv) {
 			struct mroce_rwqe *r = &s->rwq[m->ssn & (s->rq_entries - 1)];
 			struct mroce_cqe cqe = {
@@ -1041,13 +1052,6 @@ static void stream_rx_place(struct mroce_stream *s, struct mroce_rmsg *m,
 			return;
 		}
 		m->recv_loaded = true;
-		/* Once per message: its first packet that finds the receive. */
-		if (pkt->opcode == MROCE_OP_SEND_INV &&
-		    mroce_invalidate(s->qp, pkt->imm, true)) {
-			stream_rx_fatal(s, m, MROCE_NAK_INVALID_REQUEST,
-					IB_WC_LOC_QP_OP_ERR);
-			return;
-		}
 	}
 	if (m->recv)
 		r = &s->rwq[m->ssn & (s->rq_entries - 1)];
