@@ -134,6 +134,7 @@ void mroce_conn_spread(struct mroce_conn *conn)
 {
 	unsigned int i, load;
 	struct mroce_path *path;
+	u64 old_plane;
 	u16 old;
 
 	for (i = 0; i < conn->npaths; i++)
@@ -144,11 +145,12 @@ void mroce_conn_spread(struct mroce_conn *conn)
 		    mroce_txpath_inflight(&path->tx))
 			continue;
 		old = path->sport;
-		load = plane_load(conn, path, path->plane);
+		old_plane = path->plane;
+		load = plane_load(conn, path, old_plane);
 		pick_sport(conn, path, 0);
 		if (!path->plane || plane_load(conn, path, path->plane) + 2 > load) {
 			path->sport = old;	/* no better: keep the route */
-			path->plane = mroce_route_plane(conn, old);
+			path->plane = old_plane;
 		} else {
 			dst_cache_reset(&path->dst);
 		}

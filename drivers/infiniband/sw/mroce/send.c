@@ -224,59 +224,90 @@ struct mroce_flow {
 	u8 ecn;
 };
 
-static int xmit4(struct sock *sk, struct sk_buff *skb,
-		 const struct mroce_flow *f)
+/*
+ * The route of @f, from its cache if it has one (and then cached); @fl4
+ * is filled in, @saddr gets the source address.  Referenced, or ERR_PTR.
+ */
+static struct rtable *route4(struct sock *sk, const struct mroce_flow *f,
+			     struct flowi4 *fl4, __be32 *saddr)
 {
-	struct flowi4 fl4 = {
+	struct rtable *rt = NULL;
+
+	*fl4 = (struct flowi4){
 		.flowi4_proto = IPPROTO_UDP,
 		.daddr = f->raddr->s6_addr32[3],
 		.saddr = f->laddr->s6_addr32[3],
 		.fl4_sport = htons(f->sport),
 		.fl4_dport = htons(mroce_udp_port),
 	};
-	struct rtable *rt = NULL;
+	if (f->cache)
+		rt = dst_cache_get_ip4(f->cache, saddr);
+	if (!rt) {
+		rt = ip_route_output_key(sock_net(sk), fl4);
+		if (IS_ERR(rt))
+			return rt;
+		*saddr = fl4->saddr;
+		if (f->cache)
+			dst_cache_set_ip4(f->cache, &rt->dst, *saddr);
+	}
+	return rt;
+}
+
+static int xmit4(struct sock *sk, struct sk_buff *skb,
+		 const struct mroce_flow *f)
+{
+	struct flowi4 fl4;
+	struct rtable *rt;
 	__be32 saddr;
 
-	if (f->cache)
-		rt = dst_cache_get_ip4(f->cache, &saddr);
-	if (!rt) {
-		rt = ip_route_output_key(sock_net(sk), &fl4);
-		if (IS_ERR(rt))
-			return PTR_ERR(rt);
-		saddr = fl4.saddr;
-		if (f->cache)
-			dst_cache_set_ip4(f->cache, &rt->dst, saddr);
-	}
+	rt = route4(sk, f, &fl4, &saddr);
+	if (IS_ERR(rt))
+		return PTR_ERR(rt);
 	udp_tunnel_xmit_skb(rt, sk, skb, saddr, fl4.daddr, f->ecn,
 			    ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
 			    fl4.fl4_sport, fl4.fl4_dport, false, false);
 	return 0;
 }
 
-static int xmit6(struct sock *sk, struct sk_buff *skb,
-		 const struct mroce_flow *f)
-{
 #if IS_ENABLED(CONFIG_IPV6)
-	struct flowi6 fl6 = {
+/* As route4(), for IPv6. */
+static struct dst_entry *route6(struct sock *sk, const struct mroce_flow *f,
+				struct flowi6 *fl6, struct in6_addr *saddr)
+{
+	struct dst_entry *dst = NULL;
+
+	*fl6 = (struct flowi6){
 		.flowi6_proto = IPPROTO_UDP,
 		.daddr = *f->raddr,
 		.saddr = *f->laddr,
 		.fl6_sport = htons(f->sport),
 		.fl6_dport = htons(mroce_udp_port),
 	};
-	struct dst_entry *dst = NULL;
-	struct in6_addr saddr;
-
 	if (f->cache)
-		dst = dst_cache_get_ip6(f->cache, &saddr);
+		dst = dst_cache_get_ip6(f->cache, saddr);
 	if (!dst) {
-		dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
+		dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk, fl6, NULL);
 		if (IS_ERR(dst))
-			return PTR_ERR(dst);
-		saddr = fl6.saddr;
+			return dst;
+		*saddr = fl6->saddr;
 		if (f->cache)
-			dst_cache_set_ip6(f->cache, dst, &saddr);
+			dst_cache_set_ip6(f->cache, dst, saddr);
 	}
+	return dst;
+}
+#endif
+
+static int xmit6(struct sock *sk, struct sk_buff *skb,
+		 const struct mroce_flow *f)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	struct in6_addr saddr;
+	struct dst_entry *dst;
+	struct flowi6 fl6;
+
+	dst = route6(sk, f, &fl6, &saddr);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
 	udp_tunnel6_xmit_skb(dst, sk, skb, dst->dev, &saddr, &fl6.daddr, f->ecn,
 			     ip6_dst_hoplimit(dst), 0, fl6.fl6_sport,
 			     fl6.fl6_dport, false);
@@ -300,21 +331,22 @@ static int xmit6(struct sock *sk, struct sk_buff *skb,
  */
 u64 mroce_route_plane(struct mroce_conn *conn, u16 sport)
 {
+	const struct mroce_flow f = {
+		.laddr = &conn->laddr,
+		.raddr = &conn->raddr,
+		.sport = sport,
+	};
 	struct sock *sk;
 	u64 key = 0;
 
 	rcu_read_lock();
 	sk = mroce_socket_sk(conn->mdev, !conn->ipv4);
 	if (sk && conn->ipv4) {
-		struct flowi4 fl4 = {
-			.flowi4_proto = IPPROTO_UDP,
-			.daddr = conn->raddr.s6_addr32[3],
-			.saddr = conn->laddr.s6_addr32[3],
-			.fl4_sport = htons(sport),
-			.fl4_dport = htons(mroce_udp_port),
-		};
-		struct rtable *rt = ip_route_output_key(sock_net(sk), &fl4);
+		struct flowi4 fl4;
+		struct rtable *rt;
+		__be32 saddr;
 
+		rt = route4(sk, &f, &fl4, &saddr);
 		if (!IS_ERR(rt)) {
 			key = (u64)rt->dst.dev->ifindex << 32 |
 			      (rt->rt_gw_family == AF_INET ? be32_to_cpu(rt->rt_gw4) : 0);
@@ -323,16 +355,11 @@ u64 mroce_route_plane(struct mroce_conn *conn, u16 sport)
 	}
 #if IS_ENABLED(CONFIG_IPV6)
 	if (sk && !conn->ipv4) {
-		struct flowi6 fl6 = {
-			.flowi6_proto = IPPROTO_UDP,
-			.daddr = conn->raddr,
-			.saddr = conn->laddr,
-			.fl6_sport = htons(sport),
-			.fl6_dport = htons(mroce_udp_port),
-		};
+		struct in6_addr saddr;
 		struct dst_entry *dst;
+		struct flowi6 fl6;
 
-		dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
+		dst = route6(sk, &f, &fl6, &saddr);
 		if (!IS_ERR(dst)) {
 			key = (u64)dst->dev->ifindex << 32 |
 			      ipv6_addr_hash(rt6_nexthop((struct rt6_info *)dst,

@@ -280,12 +280,12 @@ static void stream_complete_sends(struct mroce_stream *s)
 			cqe.qp_num = s->qpn;
 			stream_post_cqe(to_mcq(qp->ibqp.send_cq), &cqe, false);
 		}
-		if (w->status != IB_WC_SUCCESS && err == IB_WC_SUCCESS)
-			err = w->status;
-		else if (w->status == IB_WC_SUCCESS)
+		if (w->status == IB_WC_SUCCESS)
 			/* The requester's goodput, as the benchmarks read it. */
 			mroce_count(to_mdev(qp->ibqp.device),
 				    MROCE_CNT_SQ_DONE_BYTES, w->len);
+		else if (err == IB_WC_SUCCESS)
+			err = w->status;
 		s->sq_done++;
 		mroce_ring_consumed(qp->sq, s->sq_done);
 		/* Room in the queue, or fences and read limits lifted. */
@@ -868,6 +868,16 @@ static struct mroce_rwqe *stream_recv(struct mroce_stream *s, u32 ssn, bool *bad
 
 static void stream_run_request(struct mroce_stream *s, struct mroce_rmsg *m);
 
+/* A responder error: raise the QP event, NAK @m, and give it @status. */
+static void stream_rx_error(struct mroce_stream *s, struct mroce_rmsg *m,
+			    u8 nak, enum ib_wc_status status)
+{
+	mroce_qp_event(s->qp, nak == MROCE_NAK_REMOTE_ACCESS ?
+			      IB_EVENT_QP_ACCESS_ERR : IB_EVENT_QP_REQ_ERR);
+	stream_nak(s, m, nak);
+	m->status = status;
+}
+
 /* Complete messages that are done, in order. */
 static void stream_advance(struct mroce_stream *s)
 {
@@ -892,11 +902,9 @@ static void stream_advance(struct mroce_stream *s)
 		 * paths, and must still find the key valid.
 		 */
 		if (m->opcode == MROCE_OP_SEND_INV && m->status == IB_WC_SUCCESS &&
-		    mroce_invalidate(qp, m->imm, true)) {
-			mroce_qp_event(qp, IB_EVENT_QP_REQ_ERR);
-			stream_nak(s, m, MROCE_NAK_INVALID_REQUEST);
-			m->status = IB_WC_LOC_QP_OP_ERR;
-		}
+		    mroce_invalidate(qp, m->imm, true))
+			stream_rx_error(s, m, MROCE_NAK_INVALID_REQUEST,
+					IB_WC_LOC_QP_OP_ERR);
 		if (m->recv) {
 			struct mroce_rwqe *r = &s->rwq[m->ssn & (s->rq_entries - 1)];
 			struct mroce_cqe cqe = {
@@ -942,10 +950,7 @@ static void stream_advance(struct mroce_stream *s)
 static void stream_rx_fatal(struct mroce_stream *s, struct mroce_rmsg *m,
 			    u8 nak, enum ib_wc_status status)
 {
-	mroce_qp_event(s->qp, nak == MROCE_NAK_REMOTE_ACCESS ?
-			      IB_EVENT_QP_ACCESS_ERR : IB_EVENT_QP_REQ_ERR);
-	stream_nak(s, m, nak);
-	m->status = status;
+	stream_rx_error(s, m, nak, status);
 	if (m->recv) {
 		/* The receive completes in error, in order. */
 		m->state = MROCE_RMSG_DONE;
