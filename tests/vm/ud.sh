@@ -16,6 +16,11 @@ vm_rdma_up "$type"
 modprobe rdma_ucm
 vm_gid_index "$dev" 6 >/dev/null || t_give_up "no IPv6 RoCE v2 GID on $dev"
 [ "$type" = mroce ] && before=$(vm_counters "$dev")
+# The MAD layer's tracepoints query the address handle of every MAD it
+# sends; the unload at the end shows whether a query leaks a GID reference.
+tracefs=/sys/kernel/tracing
+mountpoint -q "$tracefs" || mount -t tracefs nodev "$tracefs"
+echo 1 >"$tracefs/events/ib_mad/enable" || t_give_up "cannot trace ib_mad"
 
 # UD: one datagram per message, up to the path MTU (1024 at MTU 1500).
 for size in 1 512 1024; do

@@ -126,9 +126,15 @@ err_count:
 	return err;
 }
 
+/*
+ * rdma_query_ah()'s callers (the MAD layer's response matching and its
+ * tracepoints) never release the attribute, so it must not hold a
+ * reference to the source GID entry: it would leak one per query.
+ */
 static int mroce_query_ah(struct ib_ah *ibah, struct rdma_ah_attr *attr)
 {
-	rdma_copy_ah_attr(attr, &to_mah(ibah)->attr);
+	*attr = to_mah(ibah)->attr;
+	attr->grh.sgid_attr = NULL;
 	return 0;
 }
 
