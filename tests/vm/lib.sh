@@ -34,9 +34,9 @@
 #                           run the SERVER command line on VM0 and, once it
 #                           listens (RDMA CM or TCP port 18515; at most 15 s),
 #                           CLIENT on VM1 (both word-split strings);
-#                           ok if both exit 0 within SECS; run once more
-#                           if perftest -R's client connected before its
-#                           server listened; logs kept in
+#                           ok if both exit 0 within SECS; run again (up
+#                           to 3 times) if perftest -R's client connected
+#                           before its server listened; logs kept in
 #                           $MROCE_VM_OUT/NAME.try<n>.vm<i>.log
 #   vm_pair NAME SECS CMD...
 #                           the usual perftest/pingpong shape: CMD on VM0,
@@ -140,14 +140,15 @@ vm_wait_listening() {
 # perftest -R connects its test QPs right after its handshake, not knowing
 # whether the server listens for them yet: a client that wins that race is
 # rejected (REJ "invalid service ID"; for UD a SIDR "unreachable") while
-# the server waits on.  Such a pair runs once more, and the log says so.
+# the server waits on.  Such a pair runs again, up to three times in all,
+# after a second's pause; the log says so.
 _pair_raced() {
 	grep -qE 'RDMA_CM_EVENT_(REJECTED; error: 8\.|UNREACHABLE)' "$1"
 }
 
 vm_pair2() {
 	local name=$1 secs=$2 server=$3 client=$4 out=/tmp/pair.out rc pid try raced
-	for try in 1 2; do
+	for try in 1 2 3; do
 		vm_barrier "start-$name" || return
 		raced=$MROCE_VM_SHARED/val.raced-$name-$try
 		if [[ $MROCE_VM_INDEX -eq 0 ]]; then
@@ -169,14 +170,15 @@ vm_pair2() {
 			# shellcheck disable=SC2086
 			timeout "$secs" $client >"$out" 2>&1
 			rc=$?
-			if [[ $rc -ne 0 && $try -eq 1 ]] && _pair_raced "$out"; then
+			if [[ $rc -ne 0 && $try -lt 3 ]] && _pair_raced "$out"; then
 				vm_set "raced-$name-$try" 1
 			fi
 		fi
 		cp "$out" "$MROCE_VM_OUT/$name.try$try.vm$MROCE_VM_INDEX.log" 2>/dev/null
 		vm_barrier "end-$name"
 		[[ -e $raced ]] || break
-		echo "note $name: the client connected before the server listened; once more"
+		echo "note $name: the client connected before the server listened; again"
+		sleep 1
 	done
 	if [[ $rc -eq 0 ]]; then
 		t_ok "$name $(grep -E '^ *[0-9]+ +[0-9]+ ' "$out" | tail -n 1 | tr -s ' ')"
