@@ -50,7 +50,12 @@ static int __init mroce_init(void)
 	err = mroce_stats_init(mroce_conn_npaths());
 	if (err)
 		return err;
-	mroce_wq = alloc_workqueue("mroce", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	/*
+	 * The send work is what a NIC's engine would be: at normal priority
+	 * it only gets the CPU time a polling application leaves it, half
+	 * at best, and goodput stops there.
+	 */
+	mroce_wq = alloc_workqueue("mroce", WQ_UNBOUND | WQ_MEM_RECLAIM | WQ_HIGHPRI, 0);
 	if (!mroce_wq) {
 		err = -ENOMEM;
 		goto err_stats;
