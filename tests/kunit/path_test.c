@@ -238,14 +238,14 @@ static void tx_timeout_test(struct kunit *test)
 	u32 psn[4];
 
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 0);
-	KUNIT_EXPECT_EQ(test, mroce_txpath_timeout(tp, 1000000, psn, 4), 0);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_timeout(tp, 1000000, 0, psn, 4), 0);
 	mroce_txpath_send(tp, 0, NULL);
 	mroce_txpath_send(tp, 10, NULL);
 	mroce_txpath_send(tp, 20, NULL);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), MROCE_RTO_INIT_US);
-	KUNIT_EXPECT_EQ(test, mroce_txpath_timeout(tp, MROCE_RTO_INIT_US - 1, psn, 4), 0);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_timeout(tp, MROCE_RTO_INIT_US - 1, 0, psn, 4), 0);
 	/* The first expiry gives up only the oldest packet... */
-	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, MROCE_RTO_INIT_US, psn, 4), 1);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, MROCE_RTO_INIT_US, 0, psn, 4), 1);
 	KUNIT_EXPECT_EQ(test, psn[0], 0);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
 	/* ...and halves the window. */
@@ -260,7 +260,7 @@ static void tx_timeout_test(struct kunit *test)
 	 * A second expiry in a row: the route is dead, everything still on
 	 * it is due again, and the window collapses.
 	 */
-	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 10 + 2 * MROCE_RTO_INIT_US, psn, 4), 3);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 10 + 2 * MROCE_RTO_INIT_US, 0, psn, 4), 3);
 	KUNIT_EXPECT_EQ(test, psn[0], 1);
 	KUNIT_EXPECT_EQ(test, psn[1], 0);
 	KUNIT_EXPECT_EQ(test, psn[2], 2);
@@ -292,8 +292,8 @@ static void detour_test(struct kunit *test)
 
 	mroce_txpath_send(tp, 0, NULL);
 	mroce_txpath_send(tp, 0, NULL);
-	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, psn, 4), 1);
-	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 2 * t, psn, 4), 1);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 0, psn, 4), 1);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 2 * t, 0, psn, 4), 1);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 2);
 	KUNIT_EXPECT_EQ(test, tp->lost_pending, 2);
 	mroce_txpath_resent(tp, 0, 2 * t, true);
@@ -306,7 +306,7 @@ static void detour_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.acked, 1);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
 	/* A detoured packet is not on the dead route: it only expires alone. */
-	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 10 * t, psn, 4), 1);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 10 * t, 0, psn, 4), 1);
 	KUNIT_EXPECT_EQ(test, psn[0], 0);
 	mroce_txpath_resent(tp, 0, 10 * t, true);
 	memset(sack, 0, sizeof(sack));
@@ -319,6 +319,81 @@ static void detour_test(struct kunit *test)
 	mroce_txpath_ack(tp, 11 * t + 500, 3, sack, 0, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 0);
 	KUNIT_EXPECT_EQ(test, res.rtt_us, 500);
+}
+
+/*
+ * A path whose psn 0 (sent at 1) was acknowledged at 5, an RTT of 4, and
+ * whose psns 1 and 2 (sent at 10 and 20) are still out.
+ */
+static struct mroce_txpath *silent_after_one(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+	struct mroce_ack_result res;
+	unsigned int counts[1] = {};
+	u8 sack[32] = {};
+	u32 lost[1];
+
+	mroce_txpath_send(tp, 1, NULL);
+	mroce_txpath_ack(tp, 5, 1, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, tp->delivered_us, 1);
+	KUNIT_EXPECT_EQ(test, tp->srtt_us, 4);
+	mroce_txpath_send(tp, 10, NULL);
+	mroce_txpath_send(tp, 20, NULL);
+	return tp;
+}
+
+/*
+ * A first expiry is taken for a dead route when other paths delivered a
+ * packet sent more than this path's RTT after the expired one while this
+ * path delivered nothing sent since, and another of its packets waits:
+ * the whole flight is due at once.  Without that evidence only the
+ * expired packet is.
+ */
+static void dead_route_evidence_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = silent_after_one(test);
+	struct mroce_ack_result res;
+	unsigned int counts[1] = {};
+	u8 sack[32] = {};
+	u32 psn[4], lost[1];
+	u64 t = 10 + mroce_txpath_rto(tp);
+
+	/* Others delivered a packet sent at 14, within an RTT: maybe late. */
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 14, psn, 4), 1);
+	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
+	KUNIT_EXPECT_EQ(test, psn[0], 1);
+
+	/* One sent at 15 covers psn 1 only: psn 2 may still get through. */
+	tp = silent_after_one(test);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 15, psn, 4), 1);
+	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
+
+	/* One sent at 21: more than an RTT after psn 1, and after psn 2. */
+	tp = silent_after_one(test);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 21, psn, 4), 2);
+	KUNIT_EXPECT_EQ(test, psn[0], 1);
+	KUNIT_EXPECT_EQ(test, psn[1], 2);
+	KUNIT_EXPECT_EQ(test, tp->backoff, 2);
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 1);
+	KUNIT_EXPECT_EQ(test, tp->ssthresh, max(tp->undo_cwnd / 2, 2U));
+
+	/* The path's own route delivered psn 1: psn 0 alone was lost. */
+	tp = new_txpath(test);
+	mroce_txpath_send(tp, 10, NULL);
+	mroce_txpath_send(tp, 20, NULL);
+	mroce_txpath_send(tp, 25, NULL);
+	sack[0] = 0x01;		/* nothing cumulatively; psn 1 selectively */
+	mroce_txpath_ack(tp, 30, 0, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, tp->delivered_us, 20);
+	t = 10 + mroce_txpath_rto(tp);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 1000, psn, 4), 1);
+	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
+
+	/* A lone packet in flight: nothing else says the route is dead. */
+	tp = new_txpath(test);
+	mroce_txpath_send(tp, 10, NULL);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 10 + MROCE_RTO_INIT_US, 1000, psn, 4), 1);
+	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
 }
 
 /*
@@ -342,7 +417,7 @@ static void spurious_timeout_test(struct kunit *test)
 	srtt = tp->srtt_us;
 
 	mroce_txpath_send(tp, 2000, NULL);
-	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 2000 + tp->rto_us, psn, 1), 1);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 2000 + tp->rto_us, 0, psn, 1), 1);
 	KUNIT_EXPECT_LT(test, tp->cwnd, cwnd);
 	mroce_txpath_resent(tp, psn[0], 2000 + tp->rto_us, true);
 	/* The original's ACK, 100 us after the resend. */
@@ -354,7 +429,7 @@ static void spurious_timeout_test(struct kunit *test)
 
 	/* A resend acknowledged a whole RTT later was needed: no undo. */
 	mroce_txpath_send(tp, 100000, NULL);
-	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 100000 + tp->rto_us, psn, 1), 1);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 100000 + tp->rto_us, 0, psn, 1), 1);
 	cwnd = tp->cwnd;
 	mroce_txpath_resent(tp, psn[0], 100000 + tp->rto_us, false);
 	mroce_txpath_ack(tp, 100000 + tp->rto_us + 2 * tp->srtt_us, 3, sack, 0,
@@ -563,7 +638,7 @@ static void sim_run(struct kunit *test, unsigned int loss_permille)
 				s->redo[s->nredo++] = lost[i];
 		}
 
-		n = mroce_txpath_timeout(&s->tp, now, s->redo + s->nredo,
+		n = mroce_txpath_timeout(&s->tp, now, 0, s->redo + s->nredo,
 					 ARRAY_SIZE(s->redo) - s->nredo);
 		s->timeouts += n;
 		s->nredo += n;
@@ -602,6 +677,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(rtt_estimator_test),
 	KUNIT_CASE(tx_timeout_test),
 	KUNIT_CASE(detour_test),
+	KUNIT_CASE(dead_route_evidence_test),
 	KUNIT_CASE(spurious_timeout_test),
 	KUNIT_CASE(ecn_decrease_once_per_window_test),
 	KUNIT_CASE(ecn_proportional_test),

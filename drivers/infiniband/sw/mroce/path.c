@@ -342,6 +342,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		 * off further, so a dead route is found again within two RTOs.
 		 */
 		tp->backoff = own_route ? 0 : min(tp->backoff, 1U);
+		tp->delivered_us = max(tp->delivered_us, newest_once);
 		if (newest_once && now_us >= newest_once) {
 			res->rtt_us = min_t(u64, now_us - newest_once, U32_MAX);
 			mroce_rtt_sample(tp, res->rtt_us);
@@ -444,25 +445,56 @@ static void expire(struct mroce_txpath *tp, struct mroce_txslot *slot)
 	tp->lost++;
 }
 
+/*
+ * Is the route of an expired packet dead already?  Other paths' routes
+ * delivered a packet sent more than this path's RTT after it while this
+ * one delivered nothing sent since, and it carries another packet sent
+ * before that delivery.  A route that only lost a packet gets later ones
+ * through; a peer or host that stalls holds back every path alike; a
+ * route that is only slower than the others (a longer queue) is slower
+ * by less than its own RTT.
+ */
+static bool route_dead(const struct mroce_txpath *tp,
+		       const struct mroce_txslot *expired, u64 elsewhere_us)
+{
+	u32 psn;
+
+	if (expired->detour || elsewhere_us <= expired->xmit_us + tp->srtt_us ||
+	    tp->delivered_us >= expired->xmit_us)
+		return false;
+	for (psn = tp->una; psn != tp->nxt; psn++) {
+		const struct mroce_txslot *slot = &tp->slot[psn % MROCE_WINDOW];
+
+		if (slot != expired && slot->state == MROCE_SLOT_INFLIGHT &&
+		    !slot->detour && slot->xmit_us < elsewhere_us)
+			return true;
+	}
+	return false;
+}
+
 /**
  * mroce_txpath_timeout() - handle the retransmission timer
  * @tp: the path
  * @now_us: current time
+ * @elsewhere_us: send time of the newest packet the connection's other
+ *	paths got acknowledged (their @delivered_us), 0 if none
  * @psns: filled with the packets to send again, the expired one first
  * @max: room in @psns, at least 1
  *
  * If the oldest outstanding packet has waited a whole (backed-off) RTO,
  * it is due again, the timeout doubles and the window halves.  The first
  * expiry of an episode may be a late ACK, so only that packet is given
- * up.  On a second one in a row without delivery over the path's own
- * route, the route is taken for dead: every packet still on it is due
- * again and the window collapses to one packet; the caller then re-rolls
- * the path's source port and sends the packets by other paths' routes.
+ * up, unless other paths show the route dead (route_dead()).  On a
+ * second expiry in a row without delivery over the path's own route, or
+ * on a first one with that evidence, the route is taken for dead: every
+ * packet still on it is due again and the window collapses to one
+ * packet; the caller then re-rolls the path's source port and sends the
+ * packets by other paths' routes.
  *
  * Return: the number of packets in @psns, 0 if the timer has not expired.
  */
 unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
-				  u32 *psns, unsigned int max)
+				  u64 elsewhere_us, u32 *psns, unsigned int max)
 {
 	struct mroce_txslot *slot = oldest_outstanding(tp, psns);
 	unsigned int n = 1;
@@ -477,6 +509,9 @@ unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
 		tp->undo_cwnd = tp->cwnd;
 		tp->undo_ssthresh = tp->ssthresh;
 		tp->undo_valid = true;
+		/* With evidence of a dead route, as if it were the second. */
+		if (route_dead(tp, slot, elsewhere_us))
+			tp->backoff++;
 	}
 	tp->backoff++;
 	tp->cwnd_acc = 0;

@@ -110,6 +110,7 @@ struct mroce_txslot {
  * @xmits: transmissions so far, new and repeated (wraps)
  * @rack_order: latest transmission (@xmits count) of any acknowledged packet
  * @high_acked: highest sequence acknowledged so far
+ * @delivered_us: send time of the newest packet, sent once, acknowledged
  * @lost: packets found lost, cumulative
  * @sacked: acknowledged packets at or after @una (selectively acked)
  * @lost_pending: packets found lost and not yet sent again
@@ -138,6 +139,7 @@ struct mroce_txpath {
 	u32 xmits;
 	u32 rack_order;
 	u32 high_acked;
+	u64 delivered_us;
 	u64 lost;
 	u32 sacked;
 	u32 lost_pending;
@@ -178,7 +180,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		     struct mroce_ack_result *res);
 u64 mroce_txpath_deadline(const struct mroce_txpath *tp);
 unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
-				  u32 *psns, unsigned int max);
+				  u64 elsewhere_us, u32 *psns, unsigned int max);
 void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us);
 
 static inline u32 mroce_txpath_rto(const struct mroce_txpath *tp)

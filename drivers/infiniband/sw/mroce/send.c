@@ -498,9 +498,24 @@ static struct mroce_path *pick_path(struct mroce_conn *conn, unsigned int *id)
  * Expired retransmission timers: queue what is due again; a path whose
  * route is found dead moves to a new port.
  */
+/*
+ * The send time of the newest packet that the connection's paths other
+ * than @self got acknowledged: evidence for route_dead() in path.c.
+ */
+static u64 delivered_elsewhere(const struct mroce_conn *conn, unsigned int self)
+{
+	u64 t = 0;
+	unsigned int i;
+
+	for (i = 0; i < conn->npaths; i++)
+		if (i != self)
+			t = max(t, conn->path[i].tx.delivered_us);
+	return t;
+}
+
 static void tx_timeouts(struct mroce_conn *conn, u64 now)
 {
-	unsigned int i, k, n;
+	unsigned int i, k, n, backoff;
 
 	for (i = 0; i < conn->npaths; i++) {
 		struct mroce_path *path = &conn->path[i];
@@ -508,13 +523,17 @@ static void tx_timeouts(struct mroce_conn *conn, u64 now)
 
 		while (path->nresend < MROCE_WINDOW) {
 			due = path->resend + path->nresend;
-			n = mroce_txpath_timeout(&path->tx, now, due,
+			backoff = path->tx.backoff;
+			n = mroce_txpath_timeout(&path->tx, now,
+						 delivered_elsewhere(conn, i), due,
 						 MROCE_WINDOW - path->nresend);
 			if (!n)
 				break;
 			mroce_count(conn->mdev, MROCE_CNT_TIMEOUTS, 1);
 			mroce_count_path(conn->mdev, i, MROCE_PCNT_TIMEOUTS, 1);
 			trace_mroce_timeout(conn, i, due[0]);
+			if (!backoff && path->tx.backoff >= 2)
+				mroce_count(conn->mdev, MROCE_CNT_DEAD_AT_FIRST, 1);
 			/* The new route may be no better: keep trying others. */
 			if (path->tx.backoff >= 2)
 				mroce_path_reroll(conn, path, now);
