@@ -24,7 +24,7 @@ static struct mroce_txpath *new_txpath(struct kunit *test)
 	struct mroce_txpath *tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, tp);
-	mroce_txpath_init(tp, 100);
+	mroce_txpath_init(tp, 100, 0);
 	return tp;
 }
 
@@ -531,6 +531,60 @@ static void ecn_proportional_test(struct kunit *test)
 }
 
 /*
+ * An RTT sample more than the delay target above the path's base RTT
+ * marks the packets its ACK acknowledges, as CE would; the base is the
+ * smallest sample of the last 10 seconds.
+ */
+static void delay_marks_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+	struct mroce_ack_result res;
+	unsigned int counts[1] = {};
+	u8 sack[32] = {};
+	u32 lost[1], cwnd;
+	u64 t = 1;		/* a send time of 0 means none */
+
+	/* Off (target 0): even a huge sample marks nothing. */
+	mroce_txpath_send(tp, 1, NULL);
+	mroce_txpath_ack(tp, 900000, 1, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_NE(test, res.rtt_us, 0);
+	KUNIT_EXPECT_EQ(test, res.delayed, 0);
+	KUNIT_EXPECT_FALSE(test, res.congested);
+
+	tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	mroce_txpath_init(tp, 100, 1000);
+	/* The first sample, 500 us, is the base. */
+	mroce_txpath_send(tp, t, NULL);
+	mroce_txpath_ack(tp, t + 500, 1, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.delayed, 0);
+	KUNIT_EXPECT_EQ(test, tp->min_rtt_us, 500);
+	/* Exactly the target above it: no mark. */
+	t = 1000;
+	mroce_txpath_send(tp, t, NULL);
+	mroce_txpath_send(tp, t, NULL);
+	mroce_txpath_ack(tp, t + 1500, 3, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, 2);
+	KUNIT_EXPECT_EQ(test, res.delayed, 0);
+	KUNIT_EXPECT_FALSE(test, res.congested);
+	/* Above it: both packets of the ACK marked, the window cut. */
+	t = 3000;
+	cwnd = tp->cwnd;
+	mroce_txpath_send(tp, t, NULL);
+	mroce_txpath_send(tp, t, NULL);
+	mroce_txpath_ack(tp, t + 1501, 5, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.delayed, 2);
+	KUNIT_EXPECT_TRUE(test, res.congested);
+	KUNIT_EXPECT_LT(test, tp->cwnd, cwnd);
+	/* Ten seconds on, the base is taken anew from the next sample. */
+	t = 11000000;
+	mroce_txpath_send(tp, t, NULL);
+	mroce_txpath_ack(tp, t + 1600, 6, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.delayed, 0);
+	KUNIT_EXPECT_EQ(test, tp->min_rtt_us, 1600);
+}
+
+/*
  * A sender and a receiver joined by an ordered channel that drops data
  * and ACKs at random.  Every packet must be processed exactly once and
  * acknowledged exactly once, and only lost packets may be sent again
@@ -589,7 +643,7 @@ static void sim_run(struct kunit *test, unsigned int loss_permille)
 	u32 lost[32], psn;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	mroce_txpath_init(&s->tp, 200);
+	mroce_txpath_init(&s->tp, 200, 0);
 	s->loss_permille = loss_permille;
 	prandom_seed_state(&s->rnd, loss_permille);
 
@@ -681,6 +735,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(spurious_timeout_test),
 	KUNIT_CASE(ecn_decrease_once_per_window_test),
 	KUNIT_CASE(ecn_proportional_test),
+	KUNIT_CASE(delay_marks_test),
 	KUNIT_CASE(lossy_channel_test),
 	{}
 };

@@ -27,6 +27,11 @@ static unsigned int mroce_min_rto_us = 2000;
 module_param_named(min_rto_us, mroce_min_rto_us, uint, 0644);
 MODULE_PARM_DESC(min_rto_us, "Minimum retransmission timeout, microseconds (default 2000)");
 
+static unsigned int mroce_delay_target_us = 20000;
+module_param_named(delay_target_us, mroce_delay_target_us, uint, 0644);
+MODULE_PARM_DESC(delay_target_us,
+		 "Queueing delay above a path's base RTT taken as congestion, microseconds; 0: off (default 20000)");
+
 u64 mroce_now_us(void)
 {
 	return div_u64(ktime_get_ns(), NSEC_PER_USEC);
@@ -250,7 +255,8 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 			dst_cache_destroy(&path->dst);
 			goto err;
 		}
-		mroce_txpath_init(&path->tx, mroce_min_rto_us);
+		mroce_txpath_init(&path->tx, mroce_min_rto_us,
+				  mroce_delay_target_us);
 	}
 	conn->mdev = mdev;
 	kref_init(&conn->ref);

@@ -93,8 +93,10 @@ static bool sack_test(const u8 *sack, u32 bit)
  * mroce_txpath_init() - reset the send side of a path
  * @tp: the path
  * @min_rto_us: floor of the retransmission timeout
+ * @delay_target_us: queueing delay that counts as a congestion mark, or 0
  */
-void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us)
+void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us,
+		       u32 delay_target_us)
 {
 	memset(tp, 0, sizeof(*tp));
 	tp->cwnd = MROCE_CWND_INIT;
@@ -102,6 +104,7 @@ void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us)
 	/* Until measured, a mark is taken as seriously as loss in TCP. */
 	tp->alpha = MROCE_ALPHA_ONE;
 	tp->min_rto_us = min_rto_us;
+	tp->delay_target_us = delay_target_us;
 	tp->rto_us = max(MROCE_RTO_INIT_US, min_rto_us);
 }
 
@@ -224,7 +227,8 @@ static bool cwnd_decrease(struct mroce_txpath *tp)
  * Fold an ACK into the marked fraction; once a window of data (everything
  * sent when the observation window began) is acknowledged, average it in.
  */
-static void alpha_update(struct mroce_txpath *tp, unsigned int acked, u16 ce)
+static void alpha_update(struct mroce_txpath *tp, unsigned int acked,
+			 unsigned int ce)
 {
 	u32 frac;
 
@@ -239,6 +243,25 @@ static void alpha_update(struct mroce_txpath *tp, unsigned int acked, u16 ce)
 	tp->win_acked = 0;
 	tp->win_ce = 0;
 	tp->alpha_end = tp->nxt;
+}
+
+/*
+ * A fabric without ECN marking says nothing before its queues overflow,
+ * and loss is no congestion signal here: a sample that many
+ * microseconds above the path's base RTT marks the packets of its ACK
+ * as a marking queue would, so windows stop short of filling the queue.
+ */
+static unsigned int delay_marks(struct mroce_txpath *tp, u64 now_us,
+				u32 rtt_us, unsigned int acked)
+{
+	if (!tp->delay_target_us)
+		return 0;
+	if (!tp->min_rtt_us || rtt_us <= tp->min_rtt_us ||
+	    now_us - tp->min_rtt_stamp_us > MROCE_MIN_RTT_WIN_US) {
+		tp->min_rtt_us = rtt_us;
+		tp->min_rtt_stamp_us = now_us;
+	}
+	return rtt_us > tp->min_rtt_us + tp->delay_target_us ? acked : 0;
 }
 
 static void cwnd_increase(struct mroce_txpath *tp, unsigned int acked)
@@ -383,8 +406,10 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		ce = 0;
 	else
 		tp->ce_seen = ce_count;
-	alpha_update(tp, res->acked, ce);
-	if (ce)
+	if (res->rtt_us)
+		res->delayed = delay_marks(tp, now_us, res->rtt_us, res->acked);
+	alpha_update(tp, res->acked, ce + res->delayed);
+	if (ce || res->delayed)
 		res->congested = cwnd_decrease(tp);
 	else if (res->acked)
 		cwnd_increase(tp, res->acked);

@@ -27,6 +27,8 @@
 #define MROCE_ALPHA_SHIFT	4U
 /* Acknowledged packets past a hole before it counts as a loss. */
 #define MROCE_REORDER_PKTS	3U
+/* The base RTT is the smallest sample of this long a window. */
+#define MROCE_MIN_RTT_WIN_US	10000000U
 
 /**
  * struct mroce_rxwin - receive side of a path
@@ -107,6 +109,10 @@ struct mroce_txslot {
  * @backoff: consecutive timeouts without delivery over the path's own
  *	route; at most 1 while detoured packets of the path get through
  * @min_rto_us: floor of @rto_us
+ * @delay_target_us: queueing delay (RTT above @min_rtt_us) that counts
+ *	as a congestion mark; 0: none does
+ * @min_rtt_us: smallest RTT sample in the current window; 0 until one
+ * @min_rtt_stamp_us: when @min_rtt_us was taken
  * @xmits: transmissions so far, new and repeated (wraps)
  * @rack_order: latest transmission (@xmits count) of any acknowledged packet
  * @high_acked: highest sequence acknowledged so far
@@ -136,6 +142,9 @@ struct mroce_txpath {
 	u32 rto_us;
 	u32 backoff;
 	u32 min_rto_us;
+	u32 delay_target_us;
+	u32 min_rtt_us;
+	u64 min_rtt_stamp_us;
 	u32 xmits;
 	u32 rack_order;
 	u32 high_acked;
@@ -156,6 +165,7 @@ struct mroce_txpath {
  *	array, oldest first
  * @rtt_us: the RTT sample taken, or 0
  * @congested: the path's window was decreased
+ * @delayed: packets counted as marked for their RTT (a queue building)
  * @spurious: packets sent again after a timeout whose first transmission
  *	this ACK acknowledged (the timeout was premature)
  */
@@ -163,11 +173,13 @@ struct mroce_ack_result {
 	unsigned int acked;
 	unsigned int lost;
 	unsigned int spurious;
+	unsigned int delayed;
 	u32 rtt_us;
 	bool congested;
 };
 
-void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us);
+void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us,
+		       u32 delay_target_us);
 unsigned int mroce_txpath_room(const struct mroce_txpath *tp);
 u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx);
 void mroce_txpath_resent(struct mroce_txpath *tp, u32 psn, u64 now_us,

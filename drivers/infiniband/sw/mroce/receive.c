@@ -129,6 +129,7 @@ static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt,
 			mroce_count(conn->mdev, MROCE_CNT_LOST, res.lost);
 			mroce_count_path(conn->mdev, pkt->path, MROCE_PCNT_SACK_GAPS, res.lost);
 			mroce_count(conn->mdev, MROCE_CNT_SPURIOUS, res.spurious);
+			mroce_count(conn->mdev, MROCE_CNT_DELAY_MARKS, res.delayed);
 			if (res.congested) {
 				mroce_count(conn->mdev, MROCE_CNT_ECN_ECHOED, 1);
 				mroce_count_path(conn->mdev, pkt->path,
