@@ -582,6 +582,13 @@ static void delay_marks_test(struct kunit *test)
 	mroce_txpath_ack(tp, t + 1600, 6, sack, 0, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_EQ(test, res.delayed, 0);
 	KUNIT_EXPECT_EQ(test, tp->min_rtt_us, 1600);
+	/* So it is on a new route, whose base may be longer. */
+	mroce_txpath_new_route(tp);
+	t += 10000;
+	mroce_txpath_send(tp, t, NULL);
+	mroce_txpath_ack(tp, t + 5000, 7, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.delayed, 0);
+	KUNIT_EXPECT_EQ(test, tp->min_rtt_us, 5000);
 }
 
 /*

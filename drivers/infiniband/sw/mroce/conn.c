@@ -158,6 +158,7 @@ void mroce_conn_spread(struct mroce_conn *conn)
 			path->plane = old_plane;
 		} else {
 			dst_cache_reset(&path->dst);
+			mroce_txpath_new_route(&path->tx);
 		}
 	}
 }
@@ -184,6 +185,7 @@ void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
 	path->home_probe_us = now + MROCE_HOME_PROBE_US;
 	pick_sport(conn, path, mroce_route_plane(conn, old));
 	dst_cache_reset(&path->dst);
+	mroce_txpath_new_route(&path->tx);
 	path->rerolls++;
 	mroce_count(conn->mdev, MROCE_CNT_REROLLS, 1);
 	mroce_count_path(conn->mdev, path - conn->path, MROCE_PCNT_REROLLS, 1);
@@ -206,6 +208,7 @@ void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path)
 	path->plane = mroce_route_plane(conn, path->sport);
 	path->home_sport = 0;
 	dst_cache_reset(&path->dst);
+	mroce_txpath_new_route(&path->tx);
 	mroce_count(conn->mdev, MROCE_CNT_ROUTE_RETURNS, 1);
 	trace_mroce_route_return(conn, path - conn->path, old, path->sport);
 }

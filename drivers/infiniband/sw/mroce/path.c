@@ -109,6 +109,17 @@ void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us,
 }
 
 /**
+ * mroce_txpath_new_route() - the path's packets take another route now
+ * @tp: the path
+ *
+ * The new route's base RTT is unknown: the next sample is its first.
+ */
+void mroce_txpath_new_route(struct mroce_txpath *tp)
+{
+	tp->min_rtt_us = 0;
+}
+
+/**
  * mroce_txpath_room() - how many new packets the path may send now
  * @tp: the path
  *

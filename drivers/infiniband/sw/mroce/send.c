@@ -495,10 +495,6 @@ static struct mroce_path *pick_path(struct mroce_conn *conn, unsigned int *id)
 }
 
 /*
- * Expired retransmission timers: queue what is due again; a path whose
- * route is found dead moves to a new port.
- */
-/*
  * The send time of the newest packet that the connection's paths other
  * than @self got acknowledged: evidence for route_dead() in path.c.
  */
@@ -513,6 +509,10 @@ static u64 delivered_elsewhere(const struct mroce_conn *conn, unsigned int self)
 	return t;
 }
 
+/*
+ * Expired retransmission timers: queue what is due again; a path whose
+ * route is found dead moves to a new port.
+ */
 static void tx_timeouts(struct mroce_conn *conn, u64 now)
 {
 	unsigned int i, k, n, backoff;
