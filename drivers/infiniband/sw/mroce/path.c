@@ -491,18 +491,18 @@ static void expire(struct mroce_txpath *tp, struct mroce_txslot *slot)
  * by less than its own RTT.
  */
 static bool route_dead(const struct mroce_txpath *tp,
-		       const struct mroce_txslot *expired, u64 elsewhere_us)
+		       const struct mroce_txslot *expired, u64 newest_us)
 {
 	u32 psn;
 
-	if (expired->detour || elsewhere_us <= expired->xmit_us + tp->srtt_us ||
+	if (expired->detour || newest_us <= expired->xmit_us + tp->srtt_us ||
 	    tp->delivered_us >= expired->xmit_us)
 		return false;
 	for (psn = tp->una; psn != tp->nxt; psn++) {
 		const struct mroce_txslot *slot = &tp->slot[psn % MROCE_WINDOW];
 
 		if (slot != expired && slot->state == MROCE_SLOT_INFLIGHT &&
-		    !slot->detour && slot->xmit_us < elsewhere_us)
+		    !slot->detour && slot->xmit_us < newest_us)
 			return true;
 	}
 	return false;
@@ -512,8 +512,10 @@ static bool route_dead(const struct mroce_txpath *tp,
  * mroce_txpath_timeout() - handle the retransmission timer
  * @tp: the path
  * @now_us: current time
- * @elsewhere_us: send time of the newest packet the connection's other
- *	paths got acknowledged (their @delivered_us), 0 if none
+ * @newest_us: send time of the newest packet the connection's paths
+ *	got acknowledged (the latest of their @delivered_us), 0 if none;
+ *	that of @tp itself may be among them: it counts only while older
+ *	than the expired packet, and then cannot be the evidence
  * @psns: filled with the packets to send again, the expired one first
  * @max: room in @psns, at least 1
  *
@@ -530,7 +532,7 @@ static bool route_dead(const struct mroce_txpath *tp,
  * Return: the number of packets in @psns, 0 if the timer has not expired.
  */
 unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
-				  u64 elsewhere_us, u32 *psns, unsigned int max)
+				  u64 newest_us, u32 *psns, unsigned int max)
 {
 	struct mroce_txslot *slot = oldest_outstanding(tp, psns);
 	unsigned int n = 1;
@@ -546,7 +548,7 @@ unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
 		tp->undo_ssthresh = tp->ssthresh;
 		tp->undo_valid = true;
 		/* With evidence of a dead route, as if it were the second. */
-		if (route_dead(tp, slot, elsewhere_us))
+		if (route_dead(tp, slot, newest_us))
 			tp->backoff++;
 	}
 	tp->backoff++;

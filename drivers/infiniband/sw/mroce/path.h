@@ -193,7 +193,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		     struct mroce_ack_result *res);
 u64 mroce_txpath_deadline(const struct mroce_txpath *tp);
 unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
-				  u64 elsewhere_us, u32 *psns, unsigned int max);
+				  u64 newest_us, u32 *psns, unsigned int max);
 void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us);
 
 static inline u32 mroce_txpath_rto(const struct mroce_txpath *tp)

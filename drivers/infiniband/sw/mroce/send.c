@@ -495,27 +495,17 @@ static struct mroce_path *pick_path(struct mroce_conn *conn, unsigned int *id)
 }
 
 /*
- * The send time of the newest packet that the connection's paths other
- * than @self got acknowledged: evidence for route_dead() in path.c.
- */
-static u64 delivered_elsewhere(const struct mroce_conn *conn, unsigned int self)
-{
-	u64 t = 0;
-	unsigned int i;
-
-	for (i = 0; i < conn->npaths; i++)
-		if (i != self)
-			t = max(t, conn->path[i].tx.delivered_us);
-	return t;
-}
-
-/*
  * Expired retransmission timers: queue what is due again; a path whose
  * route is found dead moves to a new port.
  */
 static void tx_timeouts(struct mroce_conn *conn, u64 now)
 {
 	unsigned int i, k, n, backoff;
+	u64 delivered = 0;
+
+	/* Evidence for route_dead() in path.c; see mroce_txpath_timeout(). */
+	for (i = 0; i < conn->npaths; i++)
+		delivered = max(delivered, conn->path[i].tx.delivered_us);
 
 	for (i = 0; i < conn->npaths; i++) {
 		struct mroce_path *path = &conn->path[i];
@@ -524,8 +514,7 @@ static void tx_timeouts(struct mroce_conn *conn, u64 now)
 		while (path->nresend < MROCE_WINDOW) {
 			due = path->resend + path->nresend;
 			backoff = path->tx.backoff;
-			n = mroce_txpath_timeout(&path->tx, now,
-						 delivered_elsewhere(conn, i), due,
+			n = mroce_txpath_timeout(&path->tx, now, delivered, due,
 						 MROCE_WINDOW - path->nresend);
 			if (!n)
 				break;
