@@ -71,6 +71,13 @@ static u16 mroce_random_sport(void)
 	return 49152 + get_random_u32_below(16384);
 }
 
+/* @path has a new port: its cached route and base RTT were the old one's. */
+static void path_moved(struct mroce_path *path)
+{
+	dst_cache_reset(&path->dst);
+	mroce_txpath_new_route(&path->tx);
+}
+
 /* Random ports tried for each choice of a path's port. */
 #define MROCE_PORT_CANDIDATES	8
 
@@ -157,8 +164,7 @@ void mroce_conn_spread(struct mroce_conn *conn)
 			path->sport = old;	/* no better: keep the route */
 			path->plane = old_plane;
 		} else {
-			dst_cache_reset(&path->dst);
-			mroce_txpath_new_route(&path->tx);
+			path_moved(path);
 		}
 	}
 }
@@ -184,8 +190,7 @@ void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
 	path->home_until_us = now + MROCE_HOME_KEEP_US;
 	path->home_probe_us = now + MROCE_HOME_PROBE_US;
 	pick_sport(conn, path, mroce_route_plane(conn, old));
-	dst_cache_reset(&path->dst);
-	mroce_txpath_new_route(&path->tx);
+	path_moved(path);
 	path->rerolls++;
 	mroce_count(conn->mdev, MROCE_CNT_REROLLS, 1);
 	mroce_count_path(conn->mdev, path - conn->path, MROCE_PCNT_REROLLS, 1);
@@ -207,8 +212,7 @@ void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path)
 	path->sport = path->home_sport;
 	path->plane = mroce_route_plane(conn, path->sport);
 	path->home_sport = 0;
-	dst_cache_reset(&path->dst);
-	mroce_txpath_new_route(&path->tx);
+	path_moved(path);
 	mroce_count(conn->mdev, MROCE_CNT_ROUTE_RETURNS, 1);
 	trace_mroce_route_return(conn, path - conn->path, old, path->sport);
 }
