@@ -551,8 +551,7 @@ static void delay_marks_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.delayed, 0);
 	KUNIT_EXPECT_FALSE(test, res.congested);
 
-	tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, tp);
+	tp = new_txpath(test);
 	mroce_txpath_init(tp, 100, 1000);
 	/* The first sample, 500 us, is the base. */
 	mroce_txpath_send(tp, t, NULL);
