@@ -56,6 +56,8 @@
 #                           dum0, hash ECMP on L4 ports, no reverse-path filter
 #   vm_multipath_route N    route the peer's multipath address over links
 #                           0..N-1 (one ECMP route), replacing the last one
+#   vm_multipath_route_args N
+#                           the arguments of that "ip route replace"
 #   vm_counters DEV [BEFORE]
 #                           DEV's non-zero hardware counters as NAME=VALUE
 #                           words, minus the NAME=VALUE words of BEFORE
@@ -266,13 +268,19 @@ vm_multipath_setup() {
 		ip addr add "$(vm_mp_addr "$MROCE_VM_INDEX")/32" dev dum0
 }
 
-vm_multipath_route() {
-	local k peer hops=()
+vm_multipath_route_args() {
+	local k peer
 	peer=$(vm_peer)
+	echo -n "$(vm_mp_addr "$peer")/32"
 	for ((k = 0; k < $1; k++)); do
-		hops+=(nexthop via "$(vm_ip "$peer" "$k")" dev "eth$k")
+		echo -n " nexthop via $(vm_ip "$peer" "$k") dev eth$k"
 	done
-	ip route replace "$(vm_mp_addr "$peer")/32" "${hops[@]}"
+	echo
+}
+
+vm_multipath_route() {
+	# shellcheck disable=SC2046 # words of an ip command, split on purpose
+	ip route replace $(vm_multipath_route_args "$1")
 }
 
 vm_ip6() {
