@@ -257,10 +257,13 @@ static void tx_timeout_test(struct kunit *test)
 	mroce_txpath_resent(tp, 0, MROCE_RTO_INIT_US, false);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 10 + 2 * MROCE_RTO_INIT_US);
 	/*
-	 * A second expiry in a row: the route is dead, everything still on
-	 * it is due again, and the window collapses.
+	 * A second expiry in a row while another path got a packet sent
+	 * after psn 0 through: the route is dead, everything still on it is
+	 * due again, and the window collapses.
 	 */
-	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 10 + 2 * MROCE_RTO_INIT_US, 0, psn, 4), 3);
+	KUNIT_EXPECT_FALSE(test, tp->dead);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 10 + 2 * MROCE_RTO_INIT_US, 1, psn, 4), 3);
+	KUNIT_EXPECT_TRUE(test, tp->dead);
 	KUNIT_EXPECT_EQ(test, psn[0], 1);
 	KUNIT_EXPECT_EQ(test, psn[1], 0);
 	KUNIT_EXPECT_EQ(test, psn[2], 2);
@@ -293,8 +296,9 @@ static void detour_test(struct kunit *test)
 	mroce_txpath_send(tp, 0, NULL);
 	mroce_txpath_send(tp, 0, NULL);
 	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 0, psn, 4), 1);
-	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 2 * t, 0, psn, 4), 1);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 2 * t, 1, psn, 4), 1);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 2);
+	KUNIT_EXPECT_TRUE(test, tp->dead);
 	KUNIT_EXPECT_EQ(test, tp->lost_pending, 2);
 	mroce_txpath_resent(tp, 0, 2 * t, true);
 	mroce_txpath_resent(tp, 1, 2 * t, true);
@@ -305,6 +309,8 @@ static void detour_test(struct kunit *test)
 	mroce_txpath_ack(tp, 2 * t + 500, 0, sack, 0, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_EQ(test, res.acked, 1);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
+	KUNIT_EXPECT_TRUE(test, tp->heard);
+	KUNIT_EXPECT_TRUE(test, tp->dead);
 	/* A detoured packet is not on the dead route: it only expires alone. */
 	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 10 * t, 0, psn, 4), 1);
 	KUNIT_EXPECT_EQ(test, psn[0], 0);
@@ -318,6 +324,7 @@ static void detour_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, mroce_txpath_slot(tp, 2)->detour);
 	mroce_txpath_ack(tp, 11 * t + 500, 3, sack, 0, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 0);
+	KUNIT_EXPECT_FALSE(test, tp->dead);
 	KUNIT_EXPECT_EQ(test, res.rtt_us, 500);
 }
 
@@ -394,6 +401,66 @@ static void dead_route_evidence_test(struct kunit *test)
 	mroce_txpath_send(tp, 10, NULL);
 	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 10 + MROCE_RTO_INIT_US, 1000, psn, 4), 1);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
+}
+
+/*
+ * Repeated expiries while nothing is heard from the peer on any path (a
+ * stall) are ordinary ones: one packet each, the window halving, the
+ * route kept, until the MROCE_BLIND_EXPIRIES-th.  A detoured packet's
+ * acknowledgment, or another path's delivery of a packet sent an RTT
+ * after the episode began, finds the route dead at the next expiry.
+ */
+static void silent_peer_test(struct kunit *test)
+{
+	struct mroce_ack_result res;
+	unsigned int counts[1] = {};
+	unsigned int i, n;
+	u8 sack[32] = {};
+	u32 psn[4], lost[1];
+	struct mroce_txpath *tp;
+	u64 t;
+
+	tp = silent_after_one(test);	/* srtt 4; psn 1 and 2 sent at 10, 20 */
+	t = 10;
+	for (i = 1; i < MROCE_BLIND_EXPIRIES; i++) {
+		t += mroce_txpath_rto(tp);
+		/* Others delivered a packet sent an RTT after psn 1: no more. */
+		n = mroce_txpath_timeout(tp, t, 14, psn, 4);
+		KUNIT_ASSERT_EQ_MSG(test, n, 1, "expiry %u", i);
+		KUNIT_EXPECT_FALSE_MSG(test, tp->dead, "expiry %u", i);
+		KUNIT_EXPECT_EQ(test, tp->backoff, i);
+		mroce_txpath_resent(tp, psn[0], t, false);
+	}
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 2U);
+	/* The last one: the route is taken for dead without evidence. */
+	KUNIT_EXPECT_EQ(test, tp->lost_pending, 0);
+	t += mroce_txpath_rto(tp);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 14, psn, 4), 2);
+	KUNIT_EXPECT_TRUE(test, tp->dead);
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 1);
+	KUNIT_EXPECT_EQ(test, tp->lost_pending, 2);
+
+	/* Another path delivers a packet sent at 15: dead at the second. */
+	tp = silent_after_one(test);
+	t = 10 + mroce_txpath_rto(tp);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 14, psn, 4), 1);
+	mroce_txpath_resent(tp, psn[0], t, false);
+	t += mroce_txpath_rto(tp);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 15, psn, 4), 2);
+	KUNIT_EXPECT_TRUE(test, tp->dead);
+
+	/* The detoured resend of psn 1 is acknowledged: dead at the next. */
+	tp = silent_after_one(test);
+	t = 10 + mroce_txpath_rto(tp);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 0, psn, 4), 1);
+	mroce_txpath_resent(tp, psn[0], t, true);
+	mroce_txpath_ack(tp, t + 4, 2, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, 1);
+	KUNIT_EXPECT_TRUE(test, tp->heard);
+	t += mroce_txpath_rto(tp);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 0, psn, 4), 1);
+	KUNIT_EXPECT_EQ(test, psn[0], 2);
+	KUNIT_EXPECT_TRUE(test, tp->dead);
 }
 
 /*
@@ -737,6 +804,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(rtt_estimator_test),
 	KUNIT_CASE(tx_timeout_test),
 	KUNIT_CASE(detour_test),
+	KUNIT_CASE(silent_peer_test),
 	KUNIT_CASE(dead_route_evidence_test),
 	KUNIT_CASE(spurious_timeout_test),
 	KUNIT_CASE(ecn_decrease_once_per_window_test),

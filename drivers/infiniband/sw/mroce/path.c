@@ -375,7 +375,13 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		 * alive: the route stays suspect, but the timer need not back
 		 * off further, so a dead route is found again within two RTOs.
 		 */
-		tp->backoff = own_route ? 0 : min(tp->backoff, 1U);
+		if (own_route) {
+			tp->backoff = 0;
+			tp->dead = false;
+		} else {
+			tp->backoff = min(tp->backoff, 1U);
+			tp->heard = true;
+		}
 		tp->delivered_us = max(tp->delivered_us, newest_once);
 		if (newest_once && now_us >= newest_once) {
 			res->rtt_us = min_t(u64, now_us - newest_once, U32_MAX);
@@ -522,12 +528,17 @@ static bool route_dead(const struct mroce_txpath *tp,
  * If the oldest outstanding packet has waited a whole (backed-off) RTO,
  * it is due again, the timeout doubles and the window halves.  The first
  * expiry of an episode may be a late ACK, so only that packet is given
- * up, unless other paths show the route dead (route_dead()).  On a
- * second expiry in a row without delivery over the path's own route, or
- * on a first one with that evidence, the route is taken for dead: every
- * packet still on it is due again and the window collapses to one
- * packet; the caller then re-rolls the path's source port and sends the
- * packets by other paths' routes.
+ * up, unless other paths show the route dead (route_dead()).  A later
+ * expiry in a row without delivery over the path's own route finds the
+ * route dead if the peer was heard meanwhile: a detoured packet of the
+ * path got through, or another path got one through that was sent more
+ * than an RTT after the packet that began the episode.  A peer or host
+ * that stalls holds back every path alike, and moving the paths would
+ * only lose routes that work; after MROCE_BLIND_EXPIRIES in a row the
+ * route is taken for dead even so.  Then every packet still on it is due
+ * again and the window collapses to one packet; the caller re-rolls the
+ * path's source port (@tp->dead) and sends the packets by other paths'
+ * routes.
  *
  * Return: the number of packets in @psns, 0 if the timer has not expired.
  */
@@ -547,14 +558,21 @@ unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
 		tp->undo_cwnd = tp->cwnd;
 		tp->undo_ssthresh = tp->ssthresh;
 		tp->undo_valid = true;
+		tp->episode_us = slot->xmit_us;
+		tp->heard = false;
 		/* With evidence of a dead route, as if it were the second. */
-		if (route_dead(tp, slot, newest_us))
+		if (route_dead(tp, slot, newest_us)) {
 			tp->backoff++;
+			tp->dead = true;
+		}
+	} else if (tp->heard || newest_us > tp->episode_us + tp->srtt_us ||
+		   tp->backoff + 1 >= MROCE_BLIND_EXPIRIES) {
+		tp->dead = true;
 	}
 	tp->backoff++;
 	tp->cwnd_acc = 0;
 	tp->recover = tp->nxt;
-	if (tp->backoff < 2) {
+	if (!tp->dead) {
 		tp->ssthresh = max(tp->cwnd / 2, 2U);
 		tp->cwnd = tp->ssthresh;
 		return n;

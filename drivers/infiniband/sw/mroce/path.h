@@ -17,6 +17,7 @@
 #define MROCE_WINDOW		MROCE_SACK_BITS	/* packets in flight per path */
 #define MROCE_RTO_MAX_US	1000000U
 #define MROCE_RTO_INIT_US	100000U
+#define MROCE_BLIND_EXPIRIES	5	/* expiries in a row that find a silent route dead */
 #define MROCE_CWND_INIT		16U
 /*
  * ECN: the fraction of packets marked, in units of 1/MROCE_ALPHA_ONE (fine
@@ -108,6 +109,10 @@ struct mroce_txslot {
  * @rto_us: retransmission timeout, before backoff
  * @backoff: consecutive timeouts without delivery over the path's own
  *	route; at most 1 while detoured packets of the path get through
+ * @episode_us: send time of the packet whose expiry began the current
+ *	timeout episode (@backoff above 0)
+ * @heard: a detoured packet of the path got through in the episode
+ * @dead: the path's route was found dead in the episode
  * @min_rto_us: floor of @rto_us
  * @delay_target_us: queueing delay (RTT above @min_rtt_us) that counts
  *	as a congestion mark; 0: none does
@@ -141,6 +146,9 @@ struct mroce_txpath {
 	u32 rttvar_us;
 	u32 rto_us;
 	u32 backoff;
+	u64 episode_us;
+	bool heard;
+	bool dead;
 	u32 min_rto_us;
 	u32 delay_target_us;
 	u32 min_rtt_us;

@@ -482,7 +482,10 @@ static struct mroce_path *pick_path(struct mroce_conn *conn, unsigned int *id)
 		struct mroce_path *path = &conn->path[p];
 		unsigned int room = mroce_txpath_room(&path->tx);
 
-		/* A path whose route looks dead only carries its own resends. */
+		/*
+		 * A path that timed out twice in a row (its route dead, or
+		 * the peer silent) only carries its own resends.
+		 */
 		if (path->tx.backoff >= 2)
 			continue;
 		if (room > best_room) {
@@ -521,10 +524,12 @@ static void tx_timeouts(struct mroce_conn *conn, u64 now)
 			mroce_count(conn->mdev, MROCE_CNT_TIMEOUTS, 1);
 			mroce_count_path(conn->mdev, i, MROCE_PCNT_TIMEOUTS, 1);
 			trace_mroce_timeout(conn, i, due[0]);
-			if (!backoff && path->tx.backoff >= 2)
+			if (!backoff && path->tx.dead)
 				mroce_count(conn->mdev, MROCE_CNT_DEAD_AT_FIRST, 1);
+			else if (backoff && !path->tx.dead)
+				mroce_count(conn->mdev, MROCE_CNT_SILENT_TIMEOUTS, 1);
 			/* The new route may be no better: keep trying others. */
-			if (path->tx.backoff >= 2)
+			if (path->tx.dead)
 				mroce_path_reroll(conn, path, now);
 			path->nresend += n;
 			for (k = 0; k < n; k++) {

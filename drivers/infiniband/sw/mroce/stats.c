@@ -38,6 +38,7 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_SQ_DONE_BYTES] = { .name = "sq_done_bytes" },
 	[MROCE_CNT_DEAD_AT_FIRST] = { .name = "dead_routes_at_first_timeout" },
 	[MROCE_CNT_DELAY_MARKS] = { .name = "delay_marked" },
+	[MROCE_CNT_SILENT_TIMEOUTS] = { .name = "silent_timeouts" },
 };
 
 static_assert(ARRAY_SIZE(mroce_counter_descs) == MROCE_NUM_COUNTERS);
