@@ -94,12 +94,28 @@ static unsigned int plane_load(struct mroce_conn *conn,
 }
 
 /*
+ * A next hop a path was moved away from, its route found dead, and not
+ * yet proven back by a route probe.
+ */
+static bool plane_fled(struct mroce_conn *conn, u64 plane)
+{
+	unsigned int i;
+
+	for (i = 0; i < conn->npaths; i++)
+		if (conn->path[i].home_sport && conn->path[i].home_plane == plane)
+			return true;
+	return false;
+}
+
+/*
  * Choose a new port for @path: of a few random ones (never its current
  * or home port), the one whose local next hop fewest other paths use,
- * and never @dead.  When the host's routing spreads the peer over several
- * next hops, the paths so cover them evenly and a re-rolled path leaves
- * the dead one; behind a single next hop the choice is random, and the
- * fabric's ECMP spreads the paths.  Sets @path->sport and @path->plane.
+ * and never @dead nor one that other paths fled (which, emptied, would
+ * otherwise look the least loaded).  When the host's routing spreads the
+ * peer over several next hops, the paths so cover them evenly and a
+ * re-rolled path leaves the dead ones; behind a single next hop the
+ * choice is random, and the fabric's ECMP spreads the paths.  Sets
+ * @path->sport and @path->plane.
  */
 static void pick_sport(struct mroce_conn *conn, struct mroce_path *path,
 		       u64 dead)
@@ -108,12 +124,18 @@ static void pick_sport(struct mroce_conn *conn, struct mroce_path *path,
 	u16 sport, best = 0;
 	u64 plane, best_plane = 0;
 
-	for (k = 0; k < MROCE_PORT_CANDIDATES; k++) {
+	for (k = 0; k < MROCE_PORT_CANDIDATES || !best; k++) {
 		sport = mroce_random_sport();
 		if (sport == path->sport || sport == path->home_sport)
 			continue;
 		plane = mroce_route_plane(conn, sport);
-		if (plane && plane == dead)
+		/* Every candidate led to a dead next hop: take any port. */
+		if (k >= MROCE_PORT_CANDIDATES) {
+			best = sport;
+			best_plane = plane;
+			break;
+		}
+		if (plane && (plane == dead || plane_fled(conn, plane)))
 			continue;
 		load = plane ? plane_load(conn, path, plane) : 0;
 		if (load < best_load) {
@@ -121,12 +143,6 @@ static void pick_sport(struct mroce_conn *conn, struct mroce_path *path,
 			best = sport;
 			best_plane = plane;
 		}
-	}
-	/* Every candidate led to the dead next hop: keep hashing anyway. */
-	while (!best) {
-		sport = mroce_random_sport();
-		if (sport != path->sport && sport != path->home_sport)
-			best = sport;
 	}
 	path->sport = best;
 	path->plane = best_plane;
@@ -183,13 +199,16 @@ void mroce_conn_spread(struct mroce_conn *conn)
 void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
 		       u64 now)
 {
+	u64 old_plane = mroce_route_plane(conn, path->sport);
 	u16 old = path->sport;
 
-	if (!path->home_sport)
+	if (!path->home_sport) {
 		path->home_sport = old;
+		path->home_plane = old_plane;
+	}
 	path->home_until_us = now + MROCE_HOME_KEEP_US;
 	path->home_probe_us = now + MROCE_HOME_PROBE_US;
-	pick_sport(conn, path, mroce_route_plane(conn, old));
+	pick_sport(conn, path, old_plane);
 	path_moved(path);
 	path->rerolls++;
 	mroce_count(conn->mdev, MROCE_CNT_REROLLS, 1);

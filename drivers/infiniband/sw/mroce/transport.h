@@ -41,6 +41,8 @@
  * @home_sport: the port the path had when its route was found dead, or
  *	0; probed until it answers again, then taken back, so the load
  *	returns to a repaired route
+ * @home_plane: the local next hop @home_sport led to then; no path is
+ *	moved there while @home_sport is set
  * @home_probe_us: when to probe @home_sport next
  * @home_until_us: when to give up on @home_sport
  */
@@ -55,6 +57,7 @@ struct mroce_path {
 	u32 resend[MROCE_WINDOW];
 	u32 nresend;
 	u16 home_sport;
+	u64 home_plane;
 	u64 home_probe_us;
 	u64 home_until_us;
 };
