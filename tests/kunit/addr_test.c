@@ -29,6 +29,21 @@ static void mtu_from_netdev_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mroce_mtu_from_netdev(0), 0);
 }
 
+static void payload_from_netdev_test(struct kunit *test)
+{
+	/* 1500 - 112 = 1388, down to a multiple of 64. */
+	KUNIT_EXPECT_EQ(test, mroce_payload_from_netdev(1500), 1344);
+	KUNIT_EXPECT_EQ(test, mroce_payload_from_netdev(1344 + MROCE_ENCAP_OVERHEAD), 1344);
+	KUNIT_EXPECT_EQ(test, mroce_payload_from_netdev(1344 + MROCE_ENCAP_OVERHEAD - 1), 1280);
+	/* Never below what the IB MTU of the same netdev carries... */
+	KUNIT_EXPECT_GE(test, mroce_payload_from_netdev(2048 + MROCE_ENCAP_OVERHEAD), 2048);
+	/* ...nor above MROCE_MAX_PAYLOAD. */
+	KUNIT_EXPECT_EQ(test, mroce_payload_from_netdev(9000), MROCE_MAX_PAYLOAD);
+	KUNIT_EXPECT_EQ(test, mroce_payload_from_netdev(256 + MROCE_ENCAP_OVERHEAD), 256);
+	KUNIT_EXPECT_EQ(test, mroce_payload_from_netdev(256 + MROCE_ENCAP_OVERHEAD - 1), 0);
+	KUNIT_EXPECT_EQ(test, mroce_payload_from_netdev(0), 0);
+}
+
 static void gid_v4mapped_test(struct kunit *test)
 {
 	union ib_gid gid = { .raw = { [10] = 0xff, [11] = 0xff,
@@ -94,6 +109,7 @@ static void sockaddr_bad_family_test(struct kunit *test)
 
 static struct kunit_case mroce_addr_cases[] = {
 	KUNIT_CASE(mtu_from_netdev_test),
+	KUNIT_CASE(payload_from_netdev_test),
 	KUNIT_CASE(gid_v4mapped_test),
 	KUNIT_CASE(gid_v6_test),
 	KUNIT_CASE(gid_unspecified_test),

@@ -20,7 +20,10 @@ done
 common=(-d "$dev" -x "$gid" -F --report_gbits)
 vm_pair send_bw 180 ib_send_bw "${common[@]}" -s 65536 -n 200
 vm_pair send_bw-8qp 180 ib_send_bw "${common[@]}" -s 4096 -n 200 -q 8
-[ "$type" != mroce ] || done_before=$(vm_counter "$dev" sq_done_bytes)
+if [ "$type" = mroce ]; then
+	done_before=$(vm_counter "$dev" sq_done_bytes)
+	tx_before=$(($(vm_counter "$dev" tx_pkts) - $(vm_counter "$dev" retransmits)))
+fi
 vm_pair write_bw 180 ib_write_bw "${common[@]}" -s 65536 -n 200
 if [ "$type" = mroce ]; then
 	# The client's 200 writes of 64 KiB, each counted once; the server
@@ -31,6 +34,20 @@ if [ "$type" = mroce ]; then
 		t_ok "counters: sq_done_bytes counts the completed writes ($done_bytes)"
 	else
 		t_fail "counters: sq_done_bytes counts the completed writes" "$done_bytes, want $want"
+	fi
+fi
+if [ "$type" = mroce ] && [ "$MROCE_VM_INDEX" = 1 ]; then
+	# perftest asks for the active MTU (1024 at MTU 1500): the payloads
+	# fill the netdev MTU instead, less 112 bytes, in 64-byte steps.
+	read -r ndev_mtu </sys/class/net/eth0/mtu
+	payload=$(((ndev_mtu - 112) / 64 * 64))
+	per_msg=$(((65536 + payload - 1) / payload))
+	# Packets sent once: DATA, plus a few HELLOs and probes.
+	sent=$(($(vm_counter "$dev" tx_pkts) - $(vm_counter "$dev" retransmits) - tx_before))
+	if [ "$sent" -ge $((200 * per_msg)) ] && [ "$sent" -lt $((200 * per_msg + 100)) ]; then
+		t_ok "payloads fill the netdev MTU: $sent packets for 200 x 64 KiB ($per_msg per message of $payload bytes; 1024-byte payloads take 64)"
+	else
+		t_fail "payloads fill the netdev MTU" "$sent packets for 200 x 64 KiB, want $per_msg per message of $payload bytes"
 	fi
 fi
 vm_pair write_bw-8qp 180 ib_write_bw "${common[@]}" -s 16384 -n 200 -q 8

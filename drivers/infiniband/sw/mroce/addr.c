@@ -33,6 +33,29 @@ enum ib_mtu mroce_mtu_from_netdev(unsigned int ndev_mtu)
 }
 
 /**
+ * mroce_payload_from_netdev() - largest payload a netdev carries per packet
+ * @ndev_mtu: the netdev's MTU in bytes (IP packet size)
+ *
+ * IB MTUs are powers of two: at the common MTU of 1500 the largest one
+ * that fits (1024) leaves a quarter of every frame unused, which costs
+ * link bandwidth and, per packet, CPU.  Queue pairs that take the
+ * device's MTU send payloads of this size instead (see
+ * mroce_stream_create()).
+ *
+ * Return: the netdev MTU less mroce's encapsulation, rounded down to a
+ * multiple of 64 bytes (packets of a message placed at a 64-byte
+ * boundary so start on one) and at most MROCE_MAX_PAYLOAD, or 0 when
+ * not even 256 bytes fit.
+ */
+u32 mroce_payload_from_netdev(unsigned int ndev_mtu)
+{
+	if (ndev_mtu < MROCE_ENCAP_OVERHEAD + 256)
+		return 0;
+	return min_t(u32, round_down(ndev_mtu - MROCE_ENCAP_OVERHEAD, 64),
+		     MROCE_MAX_PAYLOAD);
+}
+
+/**
  * mroce_gid_to_sockaddr() - socket address named by a RoCE GID
  * @gid: GID from the port's table or an address handle
  * @addr: filled with a sockaddr_in (IPv4-mapped GID) or sockaddr_in6

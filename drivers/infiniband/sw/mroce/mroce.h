@@ -42,6 +42,8 @@ extern struct workqueue_struct *mroce_wq;
  * @port_state: IB_PORT_ACTIVE or IB_PORT_DOWN, following the netdev's
  *	operational state; protected by mroce_dev_lock
  * @active_mtu: path MTU derived from the netdev MTU; mroce_dev_lock
+ * @link_payload: largest DATA payload the netdev MTU carries, at least
+ *	that of @active_mtu (mroce_payload_from_netdev()); mroce_dev_lock
  * @pd_count: protection domains in use, bounded by MROCE_MAX_PD
  * @cq_count: completion queues in use
  * @qp_count: queue pairs in use
@@ -72,6 +74,7 @@ struct mroce_dev {
 	bool listed;
 	enum ib_port_state port_state;
 	enum ib_mtu active_mtu;
+	u32 link_payload;
 	atomic_t pd_count;
 	atomic_t cq_count;
 	atomic_t qp_count;

@@ -39,6 +39,9 @@ void mroce_port_update(struct mroce_dev *mdev)
 	state = netif_running(ndev) && netif_carrier_ok(ndev) && mtu ?
 		IB_PORT_ACTIVE : IB_PORT_DOWN;
 	mdev->active_mtu = mtu ? mtu : IB_MTU_256;
+	WRITE_ONCE(mdev->link_payload,
+		   max(mroce_payload_from_netdev(READ_ONCE(ndev->mtu)),
+		       (u32)ib_mtu_enum_to_int(mdev->active_mtu)));
 
 	if (state == mdev->port_state)
 		return;

@@ -168,9 +168,16 @@ struct mroce_stream *mroce_stream_create(struct mroce_qp *qp)
 	s->qp = qp;
 	s->qpn = qp->ibqp.qp_num;
 	s->dest_qpn = qp->attr.dest_qp_num;
-	mtu = qp->attr.path_mtu ? min(qp->attr.path_mtu, READ_ONCE(mdev->active_mtu)) :
-				  READ_ONCE(mdev->active_mtu);
-	s->mtu = ib_mtu_enum_to_int(mtu);
+	/*
+	 * A path MTU below the device's is the application's word on the
+	 * path.  One at or above it (or none) asks for what the link
+	 * carries: payloads that fill the netdev MTU.
+	 */
+	mtu = READ_ONCE(mdev->active_mtu);
+	if (qp->attr.path_mtu && qp->attr.path_mtu < mtu)
+		s->mtu = ib_mtu_enum_to_int(qp->attr.path_mtu);
+	else
+		s->mtu = READ_ONCE(mdev->link_payload);
 	s->retry_cnt = qp->attr.retry_cnt;
 	/* Ring indices carry on from where the QP's rings are. */
 	s->sq_fetch = READ_ONCE(qp->sq->hdr->consumer);
