@@ -658,6 +658,33 @@ static void delay_marks_test(struct kunit *test)
 }
 
 /*
+ * Back on a route it had left, a path finds its capacity by slow start
+ * (the window grows by every packet acknowledged), not one packet per RTT.
+ */
+static void slow_start_on_return_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+	struct mroce_ack_result res;
+	unsigned int counts[1] = {};
+	u8 sack[32] = {};
+	u32 lost[1], i;
+
+	tp->cwnd = 4;
+	tp->ssthresh = 4;
+	for (i = 0; i < 4; i++)
+		mroce_txpath_send(tp, 10, NULL);
+	mroce_txpath_ack(tp, 20, 4, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 5);	/* congestion avoidance */
+
+	mroce_txpath_slow_start(tp);
+	for (i = 0; i < 5; i++)
+		mroce_txpath_send(tp, 30, NULL);
+	mroce_txpath_ack(tp, 40, 9, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, 5);
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 10);
+}
+
+/*
  * A sender and a receiver joined by an ordered channel that drops data
  * and ACKs at random.  Every packet must be processed exactly once and
  * acknowledged exactly once, and only lost packets may be sent again
@@ -810,6 +837,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(ecn_decrease_once_per_window_test),
 	KUNIT_CASE(ecn_proportional_test),
 	KUNIT_CASE(delay_marks_test),
+	KUNIT_CASE(slow_start_on_return_test),
 	KUNIT_CASE(lossy_channel_test),
 	{}
 };

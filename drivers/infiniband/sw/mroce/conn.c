@@ -232,6 +232,7 @@ void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path)
 	path->plane = mroce_route_plane(conn, path->sport);
 	path->home_sport = 0;
 	path_moved(path);
+	mroce_txpath_slow_start(&path->tx);
 	mroce_count(conn->mdev, MROCE_CNT_ROUTE_RETURNS, 1);
 	trace_mroce_route_return(conn, path - conn->path, old, path->sport);
 }

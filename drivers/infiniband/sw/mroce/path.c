@@ -120,6 +120,20 @@ void mroce_txpath_new_route(struct mroce_txpath *tp)
 }
 
 /**
+ * mroce_txpath_slow_start() - grow the window by slow start again
+ * @tp: the path
+ *
+ * For a path back on a route it had left for dead: what that route
+ * carries now is unknown, and additive increase from the window the
+ * path had on a crowded one would take many RTTs to find it.  The next
+ * mark or loss ends slow start as usual.
+ */
+void mroce_txpath_slow_start(struct mroce_txpath *tp)
+{
+	tp->ssthresh = MROCE_WINDOW;
+}
+
+/**
  * mroce_txpath_room() - how many new packets the path may send now
  * @tp: the path
  *
