@@ -401,6 +401,19 @@ static void dead_route_evidence_test(struct kunit *test)
 	mroce_txpath_send(tp, 10, NULL);
 	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 10 + MROCE_RTO_INIT_US, 1000, psn, 4), 1);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
+
+	/* The evidence at 21 again, but psn 1 left by the port before 15. */
+	tp = silent_after_one(test);
+	mroce_txpath_new_route(tp, 15);
+	t = 10 + mroce_txpath_rto(tp);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 21, psn, 4), 1);
+	KUNIT_EXPECT_FALSE(test, tp->dead);
+	mroce_txpath_resent(tp, psn[0], t, false);
+	/* psn 2, sent after the move, is evidence when it expires. */
+	t = 20 + mroce_txpath_rto(tp);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 21, psn, 4), 2);
+	KUNIT_EXPECT_EQ(test, psn[0], 2);
+	KUNIT_EXPECT_TRUE(test, tp->dead);
 }
 
 /*
@@ -649,7 +662,7 @@ static void delay_marks_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, res.delayed, 0);
 	KUNIT_EXPECT_EQ(test, tp->min_rtt_us, 1600);
 	/* So it is on a new route, whose base may be longer. */
-	mroce_txpath_new_route(tp);
+	mroce_txpath_new_route(tp, t);
 	t += 10000;
 	mroce_txpath_send(tp, t, NULL);
 	mroce_txpath_ack(tp, t + 5000, 7, sack, 0, count_acked, counts, lost, 1, &res);
@@ -658,10 +671,11 @@ static void delay_marks_test(struct kunit *test)
 }
 
 /*
- * Back on a route it had left, a path finds its capacity by slow start
- * (the window grows by every packet acknowledged), not one packet per RTT.
+ * Back on a route it had left, a path carries new packets at once and
+ * finds the route's capacity by slow start (the window grows by every
+ * packet acknowledged), not one packet per RTT.
  */
-static void slow_start_on_return_test(struct kunit *test)
+static void route_back_test(struct kunit *test)
 {
 	struct mroce_txpath *tp = new_txpath(test);
 	struct mroce_ack_result res;
@@ -676,7 +690,11 @@ static void slow_start_on_return_test(struct kunit *test)
 	mroce_txpath_ack(tp, 20, 4, sack, 0, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_EQ(test, tp->cwnd, 5);	/* congestion avoidance */
 
-	mroce_txpath_slow_start(tp);
+	tp->backoff = 2;	/* an episode on the route it leaves */
+	tp->dead = true;
+	mroce_txpath_route_back(tp);
+	KUNIT_EXPECT_EQ(test, tp->backoff, 0);
+	KUNIT_EXPECT_FALSE(test, tp->dead);
 	for (i = 0; i < 5; i++)
 		mroce_txpath_send(tp, 30, NULL);
 	mroce_txpath_ack(tp, 40, 9, sack, 0, count_acked, counts, lost, 1, &res);
@@ -837,7 +855,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(ecn_decrease_once_per_window_test),
 	KUNIT_CASE(ecn_proportional_test),
 	KUNIT_CASE(delay_marks_test),
-	KUNIT_CASE(slow_start_on_return_test),
+	KUNIT_CASE(route_back_test),
 	KUNIT_CASE(lossy_channel_test),
 	{}
 };

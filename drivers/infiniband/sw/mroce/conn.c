@@ -75,7 +75,7 @@ static u16 mroce_random_sport(void)
 static void path_moved(struct mroce_path *path)
 {
 	dst_cache_reset(&path->dst);
-	mroce_txpath_new_route(&path->tx);
+	mroce_txpath_new_route(&path->tx, mroce_now_us());
 }
 
 /* Random ports tried for each choice of a path's port. */
@@ -222,17 +222,25 @@ void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
  * @path: the path; its home port answered a route probe
  *
  * Paths re-rolled away from a failure crowd the routes that were left;
- * once the failed one works again, they spread out as before.
+ * once the failed one works again, they spread out as before.  While the
+ * host's routing sends the home port to another next hop than it did
+ * (the failed one went down), the answer says nothing of the failed
+ * route and the path stays: moving it would only crowd another route,
+ * and slow start there would overflow its queue.
  */
 void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path)
 {
+	u64 plane = mroce_route_plane(conn, path->home_sport);
 	u16 old = path->sport;
+
+	if (plane && path->home_plane && plane != path->home_plane)
+		return;
 
 	path->sport = path->home_sport;
 	path->plane = mroce_route_plane(conn, path->sport);
 	path->home_sport = 0;
 	path_moved(path);
-	mroce_txpath_slow_start(&path->tx);
+	mroce_txpath_route_back(&path->tx);
 	mroce_count(conn->mdev, MROCE_CNT_ROUTE_RETURNS, 1);
 	trace_mroce_route_return(conn, path - conn->path, old, path->sport);
 }

@@ -111,25 +111,32 @@ void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us,
 /**
  * mroce_txpath_new_route() - the path's packets take another route now
  * @tp: the path
+ * @now_us: current time
  *
  * The new route's base RTT is unknown: the next sample is its first.
+ * Packets sent before now travelled the old route: their expiry is no
+ * evidence against the new one.
  */
-void mroce_txpath_new_route(struct mroce_txpath *tp)
+void mroce_txpath_new_route(struct mroce_txpath *tp, u64 now_us)
 {
 	tp->min_rtt_us = 0;
+	tp->route_us = now_us;
 }
 
 /**
- * mroce_txpath_slow_start() - grow the window by slow start again
+ * mroce_txpath_route_back() - the path is back on a route it had left
  * @tp: the path
  *
- * For a path back on a route it had left for dead: what that route
- * carries now is unknown, and additive increase from the window the
- * path had on a crowded one would take many RTTs to find it.  The next
- * mark or loss ends slow start as usual.
+ * The route answered a probe: whatever timeout episode the path had
+ * elsewhere ends, so the path carries new packets at once.  What the
+ * route carries now is unknown, and additive increase from the window
+ * the path had on a crowded one would take many RTTs to find it: the
+ * window grows by slow start until the next mark or loss.
  */
-void mroce_txpath_slow_start(struct mroce_txpath *tp)
+void mroce_txpath_route_back(struct mroce_txpath *tp)
 {
+	tp->backoff = 0;
+	tp->dead = false;
 	tp->ssthresh = MROCE_WINDOW;
 }
 
@@ -549,7 +556,8 @@ static bool route_dead(const struct mroce_txpath *tp,
  * than an RTT after the packet that began the episode.  A peer or host
  * that stalls holds back every path alike, and moving the paths would
  * only lose routes that work; after MROCE_BLIND_EXPIRIES in a row the
- * route is taken for dead even so.  Then every packet still on it is due
+ * route is taken for dead even so.  A packet sent before the path took
+ * its current port finds no route dead.  Then every packet still on it is due
  * again and the window collapses to one packet; the caller re-rolls the
  * path's source port (@tp->dead) and sends the packets by other paths'
  * routes.
@@ -575,12 +583,14 @@ unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
 		tp->episode_us = slot->xmit_us;
 		tp->heard = false;
 		/* With evidence of a dead route, as if it were the second. */
-		if (route_dead(tp, slot, newest_us)) {
+		if (slot->xmit_us >= tp->route_us &&
+		    route_dead(tp, slot, newest_us)) {
 			tp->backoff++;
 			tp->dead = true;
 		}
-	} else if (tp->heard || newest_us > tp->episode_us + tp->srtt_us ||
-		   tp->backoff + 1 >= MROCE_BLIND_EXPIRIES) {
+	} else if (slot->xmit_us >= tp->route_us &&
+		   (tp->heard || newest_us > tp->episode_us + tp->srtt_us ||
+		    tp->backoff + 1 >= MROCE_BLIND_EXPIRIES)) {
 		tp->dead = true;
 	}
 	tp->backoff++;

@@ -113,6 +113,8 @@ struct mroce_txslot {
  *	timeout episode (@backoff above 0)
  * @heard: a detoured packet of the path got through in the episode
  * @dead: the path's route was found dead in the episode
+ * @route_us: when the path took its current port; a packet sent before
+ *	says nothing of the route it is on now
  * @min_rto_us: floor of @rto_us
  * @delay_target_us: queueing delay (RTT above @min_rtt_us) that counts
  *	as a congestion mark; 0: none does
@@ -149,6 +151,7 @@ struct mroce_txpath {
 	u64 episode_us;
 	bool heard;
 	bool dead;
+	u64 route_us;
 	u32 min_rto_us;
 	u32 delay_target_us;
 	u32 min_rtt_us;
@@ -188,8 +191,8 @@ struct mroce_ack_result {
 
 void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us,
 		       u32 delay_target_us);
-void mroce_txpath_new_route(struct mroce_txpath *tp);
-void mroce_txpath_slow_start(struct mroce_txpath *tp);
+void mroce_txpath_new_route(struct mroce_txpath *tp, u64 now_us);
+void mroce_txpath_route_back(struct mroce_txpath *tp);
 unsigned int mroce_txpath_room(const struct mroce_txpath *tp);
 u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx);
 void mroce_txpath_resent(struct mroce_txpath *tp, u32 psn, u64 now_us,
