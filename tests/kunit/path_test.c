@@ -671,9 +671,9 @@ static void delay_marks_test(struct kunit *test)
 }
 
 /*
- * Back on a route it had left, a path carries new packets at once and
- * finds the route's capacity by slow start (the window grows by every
- * packet acknowledged), not one packet per RTT.
+ * Back on a route it had left, a path carries new packets at once with
+ * the window it had there before the failure (never a smaller one), and
+ * grows it as before.
  */
 static void route_back_test(struct kunit *test)
 {
@@ -692,14 +692,20 @@ static void route_back_test(struct kunit *test)
 
 	tp->backoff = 2;	/* an episode on the route it leaves */
 	tp->dead = true;
-	mroce_txpath_route_back(tp);
+	mroce_txpath_route_back(tp, 3);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 0);
 	KUNIT_EXPECT_FALSE(test, tp->dead);
-	for (i = 0; i < 5; i++)
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 5);	/* not smaller */
+	mroce_txpath_route_back(tp, 12);
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 12);
+	for (i = 0; i < 12; i++)
 		mroce_txpath_send(tp, 30, NULL);
-	mroce_txpath_ack(tp, 40, 9, sack, 0, count_acked, counts, lost, 1, &res);
-	KUNIT_EXPECT_EQ(test, res.acked, 5);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 10);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_room(tp), 0);
+	mroce_txpath_ack(tp, 40, 16, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, 12);
+	KUNIT_EXPECT_EQ(test, tp->cwnd, 13);	/* additive, as before */
+	mroce_txpath_route_back(tp, 1000);
+	KUNIT_EXPECT_EQ(test, tp->cwnd, MROCE_WINDOW);
 }
 
 /*

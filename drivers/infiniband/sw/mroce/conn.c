@@ -205,6 +205,8 @@ void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
 	if (!path->home_sport) {
 		path->home_sport = old;
 		path->home_plane = old_plane;
+		/* Found dead at an expiry: the window before the episode. */
+		path->home_cwnd = path->tx.undo_cwnd;
 	}
 	path->home_until_us = now + MROCE_HOME_KEEP_US;
 	path->home_probe_us = now + MROCE_HOME_PROBE_US;
@@ -240,7 +242,7 @@ void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path)
 	path->plane = mroce_route_plane(conn, path->sport);
 	path->home_sport = 0;
 	path_moved(path);
-	mroce_txpath_route_back(&path->tx);
+	mroce_txpath_route_back(&path->tx, path->home_cwnd);
 	mroce_count(conn->mdev, MROCE_CNT_ROUTE_RETURNS, 1);
 	trace_mroce_route_return(conn, path - conn->path, old, path->sport);
 }

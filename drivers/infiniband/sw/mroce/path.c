@@ -126,18 +126,22 @@ void mroce_txpath_new_route(struct mroce_txpath *tp, u64 now_us)
 /**
  * mroce_txpath_route_back() - the path is back on a route it had left
  * @tp: the path
+ * @cwnd: the window the path had on that route before it failed
  *
  * The route answered a probe: whatever timeout episode the path had
- * elsewhere ends, so the path carries new packets at once.  What the
- * route carries now is unknown, and additive increase from the window
- * the path had on a crowded one would take many RTTs to find it: the
- * window grows by slow start until the next mark or loss.
+ * elsewhere ends, so the path carries new packets at once.  Its window
+ * from the crowded route it fled to is no measure of this one, and
+ * additive increase from there would take many RTTs; the window it had
+ * here before the failure is, and the path takes it back.  (Slow start
+ * instead overflowed the route's queue when several paths came back
+ * together: their windows doubled faster than delay marks could stop.)
  */
-void mroce_txpath_route_back(struct mroce_txpath *tp)
+void mroce_txpath_route_back(struct mroce_txpath *tp, u32 cwnd)
 {
 	tp->backoff = 0;
 	tp->dead = false;
-	tp->ssthresh = MROCE_WINDOW;
+	tp->cwnd = clamp(cwnd, tp->cwnd, MROCE_WINDOW);
+	tp->cwnd_acc = 0;
 }
 
 /**

@@ -192,7 +192,7 @@ struct mroce_ack_result {
 void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us,
 		       u32 delay_target_us);
 void mroce_txpath_new_route(struct mroce_txpath *tp, u64 now_us);
-void mroce_txpath_route_back(struct mroce_txpath *tp);
+void mroce_txpath_route_back(struct mroce_txpath *tp, u32 cwnd);
 unsigned int mroce_txpath_room(const struct mroce_txpath *tp);
 u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx);
 void mroce_txpath_resent(struct mroce_txpath *tp, u32 psn, u64 now_us,

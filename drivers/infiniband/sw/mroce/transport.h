@@ -43,6 +43,7 @@
  *	returns to a repaired route
  * @home_plane: the local next hop @home_sport led to then; no path is
  *	moved there while @home_sport is set
+ * @home_cwnd: the path's window on @home_sport before its route failed
  * @home_probe_us: when to probe @home_sport next
  * @home_until_us: when to give up on @home_sport
  */
@@ -58,6 +59,7 @@ struct mroce_path {
 	u32 nresend;
 	u16 home_sport;
 	u64 home_plane;
+	u32 home_cwnd;
 	u64 home_probe_us;
 	u64 home_until_us;
 };
