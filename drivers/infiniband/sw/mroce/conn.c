@@ -227,8 +227,8 @@ void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
  * once the failed one works again, they spread out as before.  While the
  * host's routing sends the home port to another next hop than it did
  * (the failed one went down), the answer says nothing of the failed
- * route and the path stays: moving it would only crowd another route,
- * and slow start there would overflow its queue.
+ * route and the path stays: moving it would only crowd another route.
+ * Back home, it takes the window it had there (mroce_txpath_route_back()).
  */
 void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path)
 {
@@ -239,7 +239,7 @@ void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path)
 		return;
 
 	path->sport = path->home_sport;
-	path->plane = mroce_route_plane(conn, path->sport);
+	path->plane = plane;
 	path->home_sport = 0;
 	path_moved(path);
 	mroce_txpath_route_back(&path->tx, path->home_cwnd);
