@@ -474,6 +474,12 @@ static void silent_peer_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 0, psn, 4), 1);
 	KUNIT_EXPECT_EQ(test, psn[0], 2);
 	KUNIT_EXPECT_TRUE(test, tp->dead);
+	/* Sent again, then the path moves: its expiry finds nothing dead. */
+	mroce_txpath_resent(tp, 2, t, false);
+	mroce_txpath_new_route(tp, t + 1);
+	t += mroce_txpath_rto(tp);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 0, psn, 4), 1);
+	KUNIT_EXPECT_FALSE(test, tp->dead);
 }
 
 /*

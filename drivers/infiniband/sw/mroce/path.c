@@ -561,10 +561,10 @@ static bool route_dead(const struct mroce_txpath *tp,
  * that stalls holds back every path alike, and moving the paths would
  * only lose routes that work; after MROCE_BLIND_EXPIRIES in a row the
  * route is taken for dead even so.  A packet sent before the path took
- * its current port finds no route dead.  Then every packet still on it is due
- * again and the window collapses to one packet; the caller re-rolls the
- * path's source port (@tp->dead) and sends the packets by other paths'
- * routes.
+ * its current port finds no route dead.  When the route is found dead,
+ * every packet still on it is due again and the window collapses to one
+ * packet; the caller re-rolls the path's source port (@tp->dead) and
+ * sends the packets by other paths' routes.
  *
  * Return: the number of packets in @psns, 0 if the timer has not expired.
  */
@@ -587,15 +587,14 @@ unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
 		tp->episode_us = slot->xmit_us;
 		tp->heard = false;
 		/* With evidence of a dead route, as if it were the second. */
-		if (slot->xmit_us >= tp->route_us &&
-		    route_dead(tp, slot, newest_us)) {
+		tp->dead = slot->xmit_us >= tp->route_us &&
+			   route_dead(tp, slot, newest_us);
+		if (tp->dead)
 			tp->backoff++;
-			tp->dead = true;
-		}
-	} else if (slot->xmit_us >= tp->route_us &&
-		   (tp->heard || newest_us > tp->episode_us + tp->srtt_us ||
-		    tp->backoff + 1 >= MROCE_BLIND_EXPIRIES)) {
-		tp->dead = true;
+	} else {
+		tp->dead = slot->xmit_us >= tp->route_us &&
+			   (tp->heard || newest_us > tp->episode_us + tp->srtt_us ||
+			    tp->backoff + 1 >= MROCE_BLIND_EXPIRIES);
 	}
 	tp->backoff++;
 	tp->cwnd_acc = 0;

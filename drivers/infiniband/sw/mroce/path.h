@@ -112,7 +112,7 @@ struct mroce_txslot {
  * @episode_us: send time of the packet whose expiry began the current
  *	timeout episode (@backoff above 0)
  * @heard: a detoured packet of the path got through in the episode
- * @dead: the path's route was found dead in the episode
+ * @dead: the latest expiry found the path's route dead
  * @route_us: when the path took its current port; a packet sent before
  *	says nothing of the route it is on now
  * @min_rto_us: floor of @rto_us
