@@ -112,7 +112,8 @@ struct mroce_txslot {
  * @episode_us: send time of the packet whose expiry began the current
  *	timeout episode (@backoff above 0)
  * @heard: a detoured packet of the path got through in the episode
- * @dead: the latest expiry found the path's route dead
+ * @dead: the latest expiry found the path's route dead; cleared when a
+ *	packet gets through on the path's own route or the path returns home
  * @route_us: when the path took its current port; a packet sent before
  *	says nothing of the route it is on now
  * @min_rto_us: floor of @rto_us

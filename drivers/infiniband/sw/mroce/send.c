@@ -506,7 +506,7 @@ static void tx_timeouts(struct mroce_conn *conn, u64 now)
 	unsigned int i, k, n, backoff;
 	u64 delivered = 0;
 
-	/* Evidence for route_dead() in path.c; see mroce_txpath_timeout(). */
+	/* Evidence of a dead route; see mroce_txpath_timeout() in path.c. */
 	for (i = 0; i < conn->npaths; i++)
 		delivered = max(delivered, conn->path[i].tx.delivered_us);
 
