@@ -93,18 +93,40 @@ static unsigned int plane_load(struct mroce_conn *conn,
 	return n;
 }
 
-/*
- * A next hop a path was moved away from, its route found dead, and not
- * yet proven back by a route probe.
+/**
+ * mroce_conn_plane_fled() - whether re-rolled paths must avoid a next hop
+ * @conn: the connection, locked
+ * @plane: the local next hop (mroce_route_plane())
+ *
+ * A next hop a path left, its route found dead, and not proven since:
+ * no route probe of the path's home port answered, and no path still on
+ * it delivered a packet sent after the path left.  That second proof
+ * matters when what failed was the path's reverse route (the peer's
+ * ECMP hash of its ACKs): its own next hop works, and shunning it would
+ * crowd every re-rolled path onto the few next hops left.
+ *
+ * Return: true if a path fled @plane and nothing has proven it since.
  */
-static bool plane_fled(struct mroce_conn *conn, u64 plane)
+bool mroce_conn_plane_fled(struct mroce_conn *conn, u64 plane)
 {
+	struct mroce_path *path;
+	u64 left_us = 0;
 	unsigned int i;
 
-	for (i = 0; i < conn->npaths; i++)
-		if (conn->path[i].home_sport && conn->path[i].home_plane == plane)
-			return true;
-	return false;
+	for (i = 0; i < conn->npaths; i++) {
+		path = &conn->path[i];
+		if (path->home_sport && path->home_plane == plane)
+			left_us = max(left_us, path->home_left_us);
+	}
+	if (!left_us)
+		return false;
+	for (i = 0; i < conn->npaths; i++) {
+		path = &conn->path[i];
+		if (path->sport && path->plane == plane &&
+		    path->tx.delivered_us > left_us)
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -135,7 +157,7 @@ static void pick_sport(struct mroce_conn *conn, struct mroce_path *path,
 			best_plane = plane;
 			break;
 		}
-		if (plane && (plane == dead || plane_fled(conn, plane)))
+		if (plane && (plane == dead || mroce_conn_plane_fled(conn, plane)))
 			continue;
 		load = plane ? plane_load(conn, path, plane) : 0;
 		if (load < best_load) {
@@ -205,6 +227,7 @@ void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
 	if (!path->home_sport) {
 		path->home_sport = old;
 		path->home_plane = old_plane;
+		path->home_left_us = now;
 		/* Found dead at an expiry: the window before the episode. */
 		path->home_cwnd = path->tx.undo_cwnd;
 	}
@@ -215,7 +238,8 @@ void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
 	path->rerolls++;
 	mroce_count(conn->mdev, MROCE_CNT_REROLLS, 1);
 	mroce_count_path(conn->mdev, path - conn->path, MROCE_PCNT_REROLLS, 1);
-	trace_mroce_reroll(conn, path - conn->path, old, path->sport);
+	trace_mroce_reroll(conn, path - conn->path, old, old_plane, path->sport,
+			   path->plane);
 }
 
 /**
@@ -233,6 +257,7 @@ void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
 void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path)
 {
 	u64 plane = mroce_route_plane(conn, path->home_sport);
+	u64 old_plane = path->plane;
 	u16 old = path->sport;
 
 	if (plane && path->home_plane && plane != path->home_plane)
@@ -244,7 +269,8 @@ void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path)
 	path_moved(path);
 	mroce_txpath_route_back(&path->tx, path->home_cwnd);
 	mroce_count(conn->mdev, MROCE_CNT_ROUTE_RETURNS, 1);
-	trace_mroce_route_return(conn, path - conn->path, old, path->sport);
+	trace_mroce_route_return(conn, path - conn->path, old, old_plane,
+				 path->sport, path->plane);
 }
 
 static enum hrtimer_restart mroce_conn_timer(struct hrtimer *timer)

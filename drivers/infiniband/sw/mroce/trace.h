@@ -44,37 +44,48 @@ DEFINE_EVENT(mroce_path_psn, mroce_retransmit,
 	     TP_PROTO(const struct mroce_conn *conn, unsigned int path, u32 psn),
 	     TP_ARGS(conn, path, psn));
 
-/* A path changes its UDP source port, so its ECMP hash. */
+/*
+ * A path changes its UDP source port, so its ECMP hash; with the output
+ * device each port was routed to (0: unknown), which names the plane.
+ */
 DECLARE_EVENT_CLASS(mroce_path_sport,
 		    TP_PROTO(const struct mroce_conn *conn, unsigned int path,
-			     u16 old_sport, u16 new_sport),
-		    TP_ARGS(conn, path, old_sport, new_sport),
+			     u16 old_sport, u64 old_plane, u16 new_sport,
+			     u64 new_plane),
+		    TP_ARGS(conn, path, old_sport, old_plane, new_sport, new_plane),
 		    TP_STRUCT__entry(__string(dev, dev_name(&conn->mdev->ibdev.dev))
 				     __array(u8, raddr, sizeof(struct in6_addr))
 				     __field(unsigned int, path)
 				     __field(u16, old_sport)
-				     __field(u16, new_sport)),
+				     __field(u16, new_sport)
+				     __field(u32, old_oif)
+				     __field(u32, new_oif)),
 		    TP_fast_assign(__assign_str(dev, dev_name(&conn->mdev->ibdev.dev));
 				   memcpy(__entry->raddr, &conn->raddr, sizeof(struct in6_addr));
 				   __entry->path = path;
 				   __entry->old_sport = old_sport;
-				   __entry->new_sport = new_sport;),
-		    TP_printk("%s peer %pI6c path %u sport %u -> %u", __get_str(dev),
-			      __entry->raddr, __entry->path, __entry->old_sport,
-			      __entry->new_sport)
+				   __entry->new_sport = new_sport;
+				   __entry->old_oif = old_plane >> 32;
+				   __entry->new_oif = new_plane >> 32;),
+		    TP_printk("%s peer %pI6c path %u sport %u -> %u oif %u -> %u",
+			      __get_str(dev), __entry->raddr, __entry->path,
+			      __entry->old_sport, __entry->new_sport,
+			      __entry->old_oif, __entry->new_oif)
 );
 
 /* Its route was found dead: a random new port. */
 DEFINE_EVENT(mroce_path_sport, mroce_reroll,
 	     TP_PROTO(const struct mroce_conn *conn, unsigned int path,
-		      u16 old_sport, u16 new_sport),
-	     TP_ARGS(conn, path, old_sport, new_sport));
+		      u16 old_sport, u64 old_plane, u16 new_sport,
+		      u64 new_plane),
+	     TP_ARGS(conn, path, old_sport, old_plane, new_sport, new_plane));
 
 /* Its home port answered a route probe: back to it. */
 DEFINE_EVENT(mroce_path_sport, mroce_route_return,
 	     TP_PROTO(const struct mroce_conn *conn, unsigned int path,
-		      u16 old_sport, u16 new_sport),
-	     TP_ARGS(conn, path, old_sport, new_sport));
+		      u16 old_sport, u64 old_plane, u16 new_sport,
+		      u64 new_plane),
+	     TP_ARGS(conn, path, old_sport, old_plane, new_sport, new_plane));
 
 #endif /* MROCE_TRACE_H */
 

@@ -42,7 +42,9 @@
  *	0; probed until it answers again, then taken back, so the load
  *	returns to a repaired route
  * @home_plane: the local next hop @home_sport led to then; no path is
- *	moved there while @home_sport is set
+ *	moved there while @home_sport is set, unless a path on it delivers
+ *	a packet sent after @home_left_us
+ * @home_left_us: when the path left @home_sport
  * @home_cwnd: the path's window on @home_sport before its route failed
  * @home_probe_us: when to probe @home_sport next
  * @home_until_us: when to give up on @home_sport
@@ -59,6 +61,7 @@ struct mroce_path {
 	u32 nresend;
 	u16 home_sport;
 	u64 home_plane;
+	u64 home_left_us;
 	u32 home_cwnd;
 	u64 home_probe_us;
 	u64 home_until_us;
@@ -312,6 +315,7 @@ void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
 		       u64 now);
 void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path);
 void mroce_conn_spread(struct mroce_conn *conn);
+bool mroce_conn_plane_fled(struct mroce_conn *conn, u64 plane);
 void mroce_conn_init(struct mroce_dev *mdev);
 void mroce_conn_cleanup(struct mroce_dev *mdev);
 u64 mroce_now_us(void);
