@@ -8,7 +8,8 @@
 # not notice) and is then repaired.  Checked: the run completes with
 # every byte verified and no error; the paths caught on link 0 had their
 # timed-out packets detoured and were re-rolled; after the repair, route
-# probes moved them back (route_returns); no kernel warnings.
+# probes moved them back (route_returns), and link 0 carries its share
+# of the data again; no kernel warnings.
 #   scripts/vm run --vms 2 --links 2 --module .../mroce.ko -- tests/vm/paths.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,6 +23,8 @@ me=$MROCE_VM_INDEX
 fail_at=${PATHS_FAIL_AT:-4}
 repair_at=${PATHS_REPAIR_AT:-10}
 
+tx_bytes() { cat "/sys/class/net/$1/statistics/tx_bytes"; }
+
 vm_net_setup || t_give_up "network setup"
 vm_multipath_setup || t_give_up "multipath addresses and routes"
 vm_multipath_route 2 || t_give_up "ECMP route over two links"
@@ -30,7 +33,7 @@ rdma link add "$dev" type mroce netdev dum0 || t_give_up "rdma link add $dev"
 gid=$(vm_gid_index "$dev" mp) || t_give_up "no RoCE v2 GID for $(vm_mp_addr "$me")"
 t_run "peer reachable over the ECMP route" vm_ping -c 1 -w 10 "$(vm_mp_addr "$(vm_peer)")"
 
-args=(-d "$dev" -g "$gid" -q 8 -n "${PATHS_MSGS:-1500}" -S 7 -t 300)
+args=(-d "$dev" -g "$gid" -q 8 -n "${PATHS_MSGS:-2000}" -S 7 -t 300)
 [[ $me -eq 0 ]] || args+=("$(vm_mp_addr 0)")
 log=$MROCE_VM_OUT/paths-verify.vm$me.log
 snap=$(vm_counters "$dev")
@@ -47,8 +50,30 @@ fi
 t_run "link 0 black-holed" tc qdisc add dev eth0 root netem loss 100%
 sleep $((repair_at - fail_at))
 t_run "link 0 repaired" tc qdisc del dev eth0 root
+# Route probes go out every 100 ms; the emulator may take a second or
+# two to apply the repair on both ends.
+sleep "${PATHS_SETTLE:-3}"
+if kill -0 "$pid" 2>/dev/null; then
+	t_ok "transfer still running after the repair"
+else
+	t_fail "transfer still running after the repair" "finished too soon: raise PATHS_MSGS"
+fi
+tx0=$(tx_bytes eth0)
+tx1=$(tx_bytes eth1)
 wait "$pid"
 rc=$?
+tx0=$(($(tx_bytes eth0) - tx0))
+tx1=$(($(tx_bytes eth1) - tx1))
+# Paths are spread evenly over the two links, so about half the bytes;
+# paths left stranded on link 1 would leave link 0 only ACKs (~5%).
+if [[ $((tx0 + tx1)) -lt 2000000 ]]; then
+	t_fail "link 0 carries its share after the repair" \
+		"only $((tx0 + tx1)) bytes sent after it: raise PATHS_MSGS"
+elif [[ $((3 * tx0)) -ge $tx1 ]]; then
+	t_ok "link 0 carries its share after the repair (eth0 $tx0 bytes, eth1 $tx1)"
+else
+	t_fail "link 0 carries its share after the repair" "eth0 $tx0 bytes, eth1 $tx1"
+fi
 grep -E '^verify:|MB/s checked' "$log" | sed 's/^/    /'
 if [[ $rc -eq 0 ]]; then
 	t_ok "mroce-verify across the failure: every byte checked, no error"
