@@ -483,54 +483,6 @@ static void silent_peer_test(struct kunit *test)
 }
 
 /*
- * A black hole: the path's flight is lost.  Its first expiry detours the
- * oldest packet; when that gets through, the peer is plainly there, and
- * the rest of the flight, a whole RTO old, is due at once with the route
- * dead (not a doubled RTO later).  On the new route, the detoured resend
- * says nothing of it when it expires; a packet sent there does, one RTO
- * after it was sent.
- */
-static void heard_test(struct kunit *test)
-{
-	struct mroce_txpath *tp = silent_after_one(test); /* srtt 4, rto 100 */
-	struct mroce_ack_result res;
-	unsigned int counts[1] = {};
-	u8 sack[32] = {};
-	u32 psn[4], lost[1];
-
-	KUNIT_ASSERT_EQ(test, mroce_txpath_rto(tp), 100);
-	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 110, 0, psn, 4), 1);
-	KUNIT_EXPECT_EQ(test, psn[0], 1);
-	KUNIT_EXPECT_FALSE(test, tp->dead);
-	mroce_txpath_resent(tp, 1, 110, true);
-	/* Not heard yet: psn 2 waits a doubled RTO. */
-	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 20 + 200);
-	KUNIT_EXPECT_EQ(test, mroce_txpath_timeout(tp, 119, 0, psn, 4), 0);
-
-	mroce_txpath_ack(tp, 115, 2, sack, 0, count_acked, counts, lost, 1, &res);
-	KUNIT_ASSERT_EQ(test, res.acked, 1);
-	KUNIT_EXPECT_TRUE(test, tp->heard);
-	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
-	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 20 + 100);
-	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 120, 0, psn, 4), 1);
-	KUNIT_EXPECT_EQ(test, psn[0], 2);
-	KUNIT_EXPECT_TRUE(test, tp->dead);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 1);
-
-	/* Re-rolled: psn 2 detoured, psn 3 on the new port. */
-	mroce_txpath_new_route(tp, 120);
-	mroce_txpath_resent(tp, 2, 120, true);
-	mroce_txpath_send(tp, 130, NULL);
-	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 220, 0, psn, 4), 1);
-	KUNIT_EXPECT_EQ(test, psn[0], 2);
-	KUNIT_EXPECT_FALSE(test, tp->dead);
-	mroce_txpath_resent(tp, 2, 220, true);
-	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 230, 0, psn, 4), 1);
-	KUNIT_EXPECT_EQ(test, psn[0], 3);
-	KUNIT_EXPECT_TRUE(test, tp->dead);
-}
-
-/*
  * A timeout whose first transmission is then acknowledged sooner than a
  * resend could be was premature: the window cut is undone and the RTT
  * estimator learns the packet's whole delay.
@@ -910,7 +862,6 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(tx_timeout_test),
 	KUNIT_CASE(detour_test),
 	KUNIT_CASE(silent_peer_test),
-	KUNIT_CASE(heard_test),
 	KUNIT_CASE(dead_route_evidence_test),
 	KUNIT_CASE(spurious_timeout_test),
 	KUNIT_CASE(ecn_decrease_once_per_window_test),

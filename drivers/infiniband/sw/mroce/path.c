@@ -397,9 +397,8 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		/*
 		 * Delivery over the path's own route ends a timeout episode.
 		 * Detoured packets getting through only say the peer is
-		 * alive: the route stays suspect, and the timer stops backing
-		 * off (mroce_txpath_rto()), so what waits on a dead route is
-		 * found at once and a dead new route within one RTO.
+		 * alive: the route stays suspect, but the timer need not back
+		 * off further, so a dead route is found again within two RTOs.
 		 */
 		if (own_route) {
 			tp->backoff = 0;
@@ -552,10 +551,9 @@ static bool route_dead(const struct mroce_txpath *tp,
  * @max: room in @psns, at least 1
  *
  * If the oldest outstanding packet has waited a whole (backed-off) RTO,
- * it is due again, the timeout doubles (until the peer is heard: see
- * mroce_txpath_rto()) and the window halves.  The first expiry of an
- * episode may be a late ACK, so only that packet is given up, unless
- * other paths show the route dead (route_dead()).  A later
+ * it is due again, the timeout doubles and the window halves.  The first
+ * expiry of an episode may be a late ACK, so only that packet is given
+ * up, unless other paths show the route dead (route_dead()).  A later
  * expiry in a row without delivery over the path's own route finds the
  * route dead if the peer was heard meanwhile: a detoured packet of the
  * path got through, or another path got one through that was sent more
@@ -563,10 +561,10 @@ static bool route_dead(const struct mroce_txpath *tp,
  * that stalls holds back every path alike, and moving the paths would
  * only lose routes that work; after MROCE_BLIND_EXPIRIES in a row the
  * route is taken for dead even so.  A packet sent before the path took
- * its current port, or detoured, finds no route dead.  When the route is
- * found dead, every packet still on it is due again and the window
- * collapses to one packet; the caller re-rolls the path's source port
- * (@tp->dead) and sends the packets by other paths' routes.
+ * its current port finds no route dead.  When the route is found dead,
+ * every packet still on it is due again and the window collapses to one
+ * packet; the caller re-rolls the path's source port (@tp->dead) and
+ * sends the packets by other paths' routes.
  *
  * Return: the number of packets in @psns, 0 if the timer has not expired.
  */
@@ -594,8 +592,7 @@ unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
 		if (tp->dead)
 			tp->backoff++;
 	} else {
-		/* A detoured packet did not travel the route. */
-		tp->dead = slot->xmit_us >= tp->route_us && !slot->detour &&
+		tp->dead = slot->xmit_us >= tp->route_us &&
 			   (tp->heard || newest_us > tp->episode_us + tp->srtt_us ||
 			    tp->backoff + 1 >= MROCE_BLIND_EXPIRIES);
 	}

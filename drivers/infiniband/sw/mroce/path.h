@@ -111,8 +111,7 @@ struct mroce_txslot {
  *	route; at most 1 while detoured packets of the path get through
  * @episode_us: send time of the packet whose expiry began the current
  *	timeout episode (@backoff above 0)
- * @heard: a detoured packet of the path got through in the episode: the
- *	peer is there, and the timer no longer backs off
+ * @heard: a detoured packet of the path got through in the episode
  * @dead: the latest expiry found the path's route dead; cleared when a
  *	packet gets through on the path's own route or the path returns home
  * @route_us: when the path took its current port; a packet sent before
@@ -210,14 +209,9 @@ unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
 				  u64 newest_us, u32 *psns, unsigned int max);
 void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us);
 
-/*
- * Backoff spares a peer that does not answer; once a detoured packet has
- * got through (@heard) the peer does, and a packet on the path's own route
- * that has waited one RTO is overdue: its expiry finds the route dead.
- */
 static inline u32 mroce_txpath_rto(const struct mroce_txpath *tp)
 {
-	u64 rto = (u64)tp->rto_us << (tp->heard ? 0 : min(tp->backoff, 16U));
+	u64 rto = (u64)tp->rto_us << min(tp->backoff, 16U);
 
 	return rto > MROCE_RTO_MAX_US ? MROCE_RTO_MAX_US : rto;
 }
