@@ -9,10 +9,10 @@
 #include "../transport.h"
 
 #define NPATHS	4
-/* Next-hop keys as mroce_route_plane() makes them: ifindex << 32 | gateway. */
-#define PLANE_A	0x100000001ULL
-#define PLANE_B	0x200000001ULL
-#define PLANE_C	0x300000001ULL
+/* Next-hop keys as mroce_route_plane() makes them. */
+#define PLANE_A	mroce_plane_key(1, 1)
+#define PLANE_B	mroce_plane_key(2, 1)
+#define PLANE_C	mroce_plane_key(3, 1)
 
 static struct mroce_conn *conn_alloc(struct kunit *test)
 {

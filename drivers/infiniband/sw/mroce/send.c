@@ -348,8 +348,9 @@ u64 mroce_route_plane(struct mroce_conn *conn, u16 sport)
 
 		rt = route4(sk, &f, &fl4, &saddr);
 		if (!IS_ERR(rt)) {
-			key = (u64)rt->dst.dev->ifindex << 32 |
-			      (rt->rt_gw_family == AF_INET ? be32_to_cpu(rt->rt_gw4) : 0);
+			key = mroce_plane_key(rt->dst.dev->ifindex,
+					      rt->rt_gw_family == AF_INET ?
+					      be32_to_cpu(rt->rt_gw4) : 0);
 			ip_rt_put(rt);
 		}
 	}
@@ -361,9 +362,9 @@ u64 mroce_route_plane(struct mroce_conn *conn, u16 sport)
 
 		dst = route6(sk, &f, &fl6, &saddr);
 		if (!IS_ERR(dst)) {
-			key = (u64)dst->dev->ifindex << 32 |
-			      ipv6_addr_hash(rt6_nexthop((struct rt6_info *)dst,
-							 &fl6.daddr));
+			key = mroce_plane_key(dst->dev->ifindex,
+					      ipv6_addr_hash(rt6_nexthop((struct rt6_info *)dst,
+									 &fl6.daddr)));
 			dst_release(dst);
 		}
 	}

@@ -65,8 +65,8 @@ DECLARE_EVENT_CLASS(mroce_path_sport,
 				   __entry->path = path;
 				   __entry->old_sport = old_sport;
 				   __entry->new_sport = new_sport;
-				   __entry->old_oif = old_plane >> 32;
-				   __entry->new_oif = new_plane >> 32;),
+				   __entry->old_oif = mroce_plane_ifindex(old_plane);
+				   __entry->new_oif = mroce_plane_ifindex(new_plane);),
 		    TP_printk("%s peer %pI6c path %u sport %u -> %u oif %u -> %u",
 			      __get_str(dev), __entry->raddr, __entry->path,
 			      __entry->old_sport, __entry->new_sport,

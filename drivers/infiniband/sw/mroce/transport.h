@@ -328,6 +328,18 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 struct sk_buff *mroce_build_hello(struct mroce_conn *conn);
 void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q);
 u64 mroce_route_plane(struct mroce_conn *conn, u16 sport);
+
+/* A next hop's key: output device in the high half, gateway in the low. */
+static inline u64 mroce_plane_key(int ifindex, u32 gateway)
+{
+	return (u64)ifindex << 32 | gateway;
+}
+
+static inline int mroce_plane_ifindex(u64 plane)
+{
+	return plane >> 32;
+}
+
 struct sk_buff *mroce_alloc_skb(unsigned int len, unsigned int path, bool data);
 int mroce_xmit_one(struct mroce_dev *mdev, struct sk_buff *skb,
 		   const struct in6_addr *laddr, const struct in6_addr *raddr,
