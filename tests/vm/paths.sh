@@ -31,9 +31,11 @@ vm_multipath_route 2 || t_give_up "ECMP route over two links"
 modprobe ib_uverbs
 rdma link add "$dev" type mroce netdev dum0 || t_give_up "rdma link add $dev"
 gid=$(vm_gid_index "$dev" mp) || t_give_up "no RoCE v2 GID for $(vm_mp_addr "$me")"
+# The peer boots at its own pace: ping once its routes are up too.
+vm_barrier routes || t_give_up "the peer never set up its routes"
 t_run "peer reachable over the ECMP route" vm_ping -c 1 -w 10 "$(vm_mp_addr "$(vm_peer)")"
 
-args=(-d "$dev" -g "$gid" -q 8 -n "${PATHS_MSGS:-2000}" -S 7 -t 300)
+args=(-d "$dev" -g "$gid" -q 8 -n "${PATHS_MSGS:-4000}" -S 7 -t 300)
 [[ $me -eq 0 ]] || args+=("$(vm_mp_addr 0)")
 log=$MROCE_VM_OUT/paths-verify.vm$me.log
 snap=$(vm_counters "$dev")
