@@ -5,8 +5,8 @@
  */
 #include <kunit/test.h>
 #include <linux/prandom.h>
-#include <asm/unaligned.h>
 
+#include "../compat.h"
 #include "../wire.h"
 
 #define BUF_LEN	2048

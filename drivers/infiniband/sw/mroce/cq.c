@@ -22,8 +22,9 @@ static int mroce_cq_expose(struct ib_udata *udata, struct mroce_ring *ring,
 }
 
 int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata)
+		    struct mroce_create_cq_attrs *attrs)
 {
+	struct ib_udata *udata = mroce_create_cq_udata(attrs);
 	struct mroce_dev *mdev = to_mdev(ibcq->device);
 	struct mroce_cq *cq = to_mcq(ibcq);
 	int err;

@@ -15,8 +15,8 @@
  */
 #include <linux/minmax.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
 
+#include "compat.h"
 #include "path.h"
 
 /**

@@ -12,6 +12,7 @@
 
 #include <linux/tracepoint.h>
 
+#include "compat.h"
 #include "transport.h"
 
 DECLARE_EVENT_CLASS(mroce_path_psn,
@@ -21,7 +22,7 @@ DECLARE_EVENT_CLASS(mroce_path_psn,
 				     __array(u8, raddr, sizeof(struct in6_addr))
 				     __field(unsigned int, path)
 				     __field(u32, psn)),
-		    TP_fast_assign(__assign_str(dev, dev_name(&conn->mdev->ibdev.dev));
+		    TP_fast_assign(mroce_assign_str(dev, dev_name(&conn->mdev->ibdev.dev));
 				   memcpy(__entry->raddr, &conn->raddr, sizeof(struct in6_addr));
 				   __entry->path = path;
 				   __entry->psn = psn;),
@@ -60,7 +61,7 @@ DECLARE_EVENT_CLASS(mroce_path_sport,
 				     __field(u16, new_sport)
 				     __field(u32, old_oif)
 				     __field(u32, new_oif)),
-		    TP_fast_assign(__assign_str(dev, dev_name(&conn->mdev->ibdev.dev));
+		    TP_fast_assign(mroce_assign_str(dev, dev_name(&conn->mdev->ibdev.dev));
 				   memcpy(__entry->raddr, &conn->raddr, sizeof(struct in6_addr));
 				   __entry->path = path;
 				   __entry->old_sport = old_sport;

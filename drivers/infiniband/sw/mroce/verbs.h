@@ -15,6 +15,7 @@
 #include <rdma/ib_verbs.h>
 #include <rdma/mroce-abi.h>
 
+#include "compat.h"
 #include "mroce.h"
 
 #define MROCE_MAX_QP		4096
@@ -381,7 +382,7 @@ static inline struct mroce_ah *to_mah(struct ib_ah *ibah)
 
 /* Verbs implemented in cq.c, mr.c and qp.c. */
 int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		    struct ib_udata *udata);
+		    struct mroce_create_cq_attrs *attrs);
 int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int mroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);

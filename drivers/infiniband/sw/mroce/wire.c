@@ -10,8 +10,8 @@
 #include <linux/align.h>
 #include <linux/errno.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
 
+#include "compat.h"
 #include "wire.h"
 
 /* Byte offset of the operation extension in a DATA packet. */
