@@ -2,40 +2,85 @@
 # Shared settings for mroce's scripts; source it, do not run it.
 #
 # MROCE_CACHE  where downloads and long-lived builds live, outside any clone
-# KDIR         kernel build tree for the module (default: newest Debian
-#              linux-headers-*-amd64)
-# KVER         the kernel release matching KDIR (the VM boots this kernel)
+# KDIR         kernel build tree for the module (default: the headers of KVER)
+# KVER         the kernel release the module is built for and the VMs boot
+#              (default: the newest Debian 6.1 release, the first of
+#              MROCE_KSERIES; MROCE_KVER is the same for scripts/vm)
 
 MROCE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MROCE_CACHE=${MROCE_CACHE:-${HOME:-/root}/.cache/mroce}
 LINUX_SRC_VER=6.1
+# The kernel series mroce supports, as Debian 12 ships them: 6.1
+# (linux-image-amd64) and 6.12 (linux-image-6.12-amd64).  The first is the
+# default; the others are built and tested with KVER set.
+MROCE_KSERIES=(6.1 6.12)
 
 die() {
 	echo "error: $*" >&2
 	exit 1
 }
 
-# Newest Debian amd64 headers tree, unless KDIR is set.
+# mroce_kver_of SERIES: the newest release of SERIES (e.g. 6.1 ->
+# 6.1.0-57-amd64) whose headers and image are installed.
+mroce_kver_of() {
+	local k
+	k=$(find /usr/src -maxdepth 1 -name "linux-headers-$1.*-amd64" -printf '%f\n' |
+		sed 's/^linux-headers-//' | sort -V | tail -n 1)
+	[ -n "$k" ] || die "no linux-headers-$1.*-amd64 in /usr/src: run 'make deps'"
+	[ -e "/boot/vmlinuz-$k" ] || die "/boot/vmlinuz-$k missing: run 'make deps'"
+	echo "$k"
+}
+
+mroce_kver() {
+	if [ -n "${KVER:-}" ]; then
+		echo "$KVER"
+	elif [ -n "${MROCE_KVER:-}" ]; then
+		echo "$MROCE_KVER"
+	elif [ -n "${KDIR:-}" ]; then
+		make -s -C "$KDIR" kernelrelease
+	else
+		mroce_kver_of "${MROCE_KSERIES[0]}"
+	fi
+}
+
 mroce_kdir() {
 	if [ -n "${KDIR:-}" ]; then
 		echo "$KDIR"
 		return
 	fi
 	local d
-	d=$(find /usr/src -maxdepth 1 -name 'linux-headers-*-amd64' | sort -V | tail -n 1)
-	[ -n "$d" ] || die "no linux-headers-*-amd64 in /usr/src: run 'make deps'"
+	d=/usr/src/linux-headers-$(mroce_kver)
+	[ -d "$d" ] || die "$d missing: install linux-headers-$(mroce_kver)"
 	echo "$d"
 }
 
-mroce_kver() {
-	if [ -n "${KVER:-}" ]; then
-		echo "$KVER"
-		return
+# mroce_kbuild_dir KVER: where the module for KVER is built.  The default
+# kernel's build is the source tree itself (drivers/.../mroce.ko, as an
+# out-of-tree kbuild does); any other kernel builds in a copy under
+# build/kmod/KVER, so that builds for two kernels never mix objects.
+mroce_kbuild_dir() {
+	if [ "$1" = "$(KVER='' MROCE_KVER='' KDIR='' mroce_kver)" ]; then
+		echo "$MROCE_TOP"
+	else
+		echo "$MROCE_TOP/build/kmod/$1"
 	fi
-	local k
-	k=$(mroce_kdir)
-	k=${k##*/linux-headers-}
-	echo "$k"
+}
+
+# mroce_module KVER: the path of mroce.ko built for KVER.
+mroce_module() {
+	echo "$(mroce_kbuild_dir "$1")/drivers/infiniband/sw/mroce/mroce.ko"
+}
+
+# mroce_kbuild_sync DIR: refresh the copy of the module's sources in DIR
+# (nothing for the source tree itself).  Build products are neither copied
+# nor deleted, so make rebuilds only what changed.
+mroce_kbuild_sync() {
+	[ "$1" != "$MROCE_TOP" ] || return 0
+	mkdir -p "$1"
+	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		--exclude='*.mod' --exclude='*.mod.c' --exclude=modules.order \
+		--exclude=Module.symvers --exclude='*.a' \
+		"$MROCE_TOP/Kbuild" "$MROCE_TOP/drivers" "$MROCE_TOP/include" "$1/"
 }
 
 # Debian's linux-source tree, extracted once into the cache.  Holds
