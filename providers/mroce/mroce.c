@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "mroce.h"
@@ -25,30 +26,25 @@
  * How libibverbs finds mroce devices.
  *
  * mroce is an out-of-tree driver, so its kernel device reports
- * RDMA_DRIVER_UNKNOWN and libibverbs never tries driver-id matching for it
- * (match_driver_id() skips UNKNOWN).  The name pattern accepts ib devices
- * whose name starts with "mroce"; Documentation/admin-guide.rst asks users
- * to name mroce devices that way ("rdma link add mroce0 type mroce ...").
- */
-static const struct verbs_match_ent mroce_match_table[] = {
-	VERBS_NAME_MATCH(MROCE_DRIVER_NAME, NULL),
-	{},
-};
-
-/*
- * libibverbs calls this after the table lookup, whatever its result.  A
- * name match alone is not enough: "rdma link add mroce0 type rxe ..." is a
- * legal command, and if the rxe provider were missing the name pattern would
- * claim that rxe device and then talk the wrong ABI to it.  In-tree drivers
- * always report their own driver id; ours is the only kind that reports
- * none, so insist on that.
+ * RDMA_DRIVER_UNKNOWN and libibverbs has no driver id to match.  Nor can a
+ * name pattern do: "rdma link add" accepts any name, and a device named
+ * "rdma0" must work as well as "mroce0".  So there is no match table;
+ * libibverbs calls this for every uverbs device, and the kernel tells mroce
+ * devices apart by their hca_type attribute (MROCE_HCA_TYPE).  In-tree
+ * drivers report their own driver id: insisting on UNKNOWN keeps an rxe
+ * device, or another driver's hca_type, from ever being claimed.
  */
 static bool mroce_match_device(struct verbs_sysfs_dev *sysfs_dev)
 {
-	if (!sysfs_dev->match)
+	char type[sizeof(MROCE_HCA_TYPE) + 1];
+
+	if (sysfs_dev->driver_id != RDMA_DRIVER_UNKNOWN)
+		return false;
+	if (ibv_read_ibdev_sysfs_file(type, sizeof(type), sysfs_dev,
+				      "hca_type") <= 0)
 		return false;
 
-	return sysfs_dev->driver_id == RDMA_DRIVER_UNKNOWN;
+	return strcmp(type, MROCE_HCA_TYPE) == 0;
 }
 
 static int mroce_query_device_ex(struct ibv_context *ibctx,
@@ -993,7 +989,6 @@ static const struct verbs_device_ops mroce_dev_ops = {
 	 */
 	.match_min_abi_version = MROCE_UVERBS_ABI_VERSION,
 	.match_max_abi_version = MROCE_UVERBS_ABI_VERSION,
-	.match_table = mroce_match_table,
 	.match_device = mroce_match_device,
 	.alloc_device = mroce_device_alloc,
 	.uninit_device = mroce_uninit_device,

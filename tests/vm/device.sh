@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/../../scripts/rdma-env"
 
-PORT=4793
+PORT=4796
 sys=/sys/class/infiniband
 
 dev_exists() { [ -e "$sys/$1" ]; }
@@ -111,6 +111,31 @@ t_run "rdma link del rxe0" rdma link del rxe0
 t_run "rdma link del mroce1" rdma link del mroce1
 t_run "mroce1 gone" sh -c "! [ -e $sys/mroce1 ]"
 expect_fail "del of a missing device refused" "wrong device name" rdma link del mroce1
+
+# --- any device name: the provider matches hca_type, not the name ---------
+t_run "mroce device named rdma7" rdma link add rdma7 type mroce netdev eth1
+t_run "hca_type reads mroce" grep -qx mroce "$sys/rdma7/hca_type"
+t_run "ibv_devinfo opens rdma7" sh -c 'ibv_devinfo -d rdma7 | grep -q "state:.*PORT_ACTIVE"'
+t_run "PD through the provider on rdma7" /usr/bin/python3 -c "
+from pyverbs.device import Context
+from pyverbs.pd import PD
+with Context(name='rdma7') as ctx:
+    PD(ctx).close()"
+t_run "rdma link del rdma7" rdma link del rdma7
+t_run "rxe device named mroce5" rdma link add mroce5 type rxe netdev eth1
+t_run "mroce5 has no hca_type of mroce's" sh -c "! grep -qx mroce $sys/mroce5/hca_type 2>/dev/null"
+# A provider speaking the wrong ABI to the kernel could not move data.
+rxe_gid=$(grep -l 'RoCE v2' $sys/mroce5/ports/1/gid_attrs/types/* 2>/dev/null |
+	while read -r f; do
+		grep -qx '0000:0000:0000:0000:0000:ffff:0a4d:0101' \
+			"$sys/mroce5/ports/1/gids/${f##*/}" && echo "${f##*/}"
+	done | head -n 1)
+pp=(timeout 60 ibv_rc_pingpong -d mroce5 -g "${rxe_gid:-0}" -n 20 -s 4096)
+"${pp[@]}" >/tmp/pp-server.log 2>&1 &
+sleep 2
+t_run "the rxe provider, not mroce's, moves data on mroce5" "${pp[@]}" 127.0.0.1
+t_run "pingpong server on mroce5" wait $!
+t_run "rdma link del mroce5" rdma link del mroce5
 
 # --- netdev removal ---------------------------------------------------------
 ip link add dum0 type dummy

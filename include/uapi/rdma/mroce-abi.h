@@ -18,8 +18,14 @@
  */
 #define MROCE_UVERBS_ABI_VERSION	2
 
-/* Name prefix the provider matches; the kernel names devices mroce%d by default. */
+/* The provider's name; the kernel names devices mroce%d by default. */
 #define MROCE_DRIVER_NAME		"mroce"
+
+/*
+ * The content of /sys/class/infiniband/<device>/hca_type of every mroce
+ * device: how the provider recognises one, whatever its name.
+ */
+#define MROCE_HCA_TYPE			"mroce"
 
 /**
  * struct mroce_alloc_ucontext_resp - returned by ibv_open_device()

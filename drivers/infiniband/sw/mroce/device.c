@@ -180,6 +180,28 @@ static void mroce_get_dev_fw_str(struct ib_device *ibdev, char *str)
 	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u", MROCE_UVERBS_ABI_VERSION);
 }
 
+/*
+ * hca_type names the driver to userspace.  An out-of-tree driver has no
+ * driver id of its own (it reports RDMA_DRIVER_UNKNOWN), so the provider
+ * recognises mroce devices by this attribute, whatever name "rdma link
+ * add" gave them.
+ */
+static ssize_t hca_type_show(struct device *device,
+			     struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", MROCE_HCA_TYPE);
+}
+static DEVICE_ATTR_RO(hca_type);
+
+static struct attribute *mroce_dev_attrs[] = {
+	&dev_attr_hca_type.attr,
+	NULL,
+};
+
+static const struct attribute_group mroce_dev_attr_group = {
+	.attrs = mroce_dev_attrs,
+};
+
 /* Called by the RDMA core once no verb can run on the device any more. */
 static void mroce_dealloc_driver(struct ib_device *ibdev)
 {
@@ -202,6 +224,8 @@ static const struct ib_device_ops mroce_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = MROCE_UVERBS_ABI_VERSION,
+
+	.device_group = &mroce_dev_attr_group,
 
 	.alloc_hw_port_stats = mroce_alloc_hw_port_stats,
 	.dealloc_driver = mroce_dealloc_driver,
