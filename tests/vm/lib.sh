@@ -64,6 +64,16 @@
 #   vm_counter DEV NAME     the value of DEV's hardware counter NAME (0 if none)
 #   vm_wait_listening [PID] wait up to 15 s (while PID lives) for a server:
 #                           an RDMA CM ID in LISTEN or TCP port 18515
+# Goodput (2-VM runs):
+#   vm_write_bw DEV SECS LOG
+#                           ib_write_bw of 64 KiB messages over DEV for SECS
+#                           seconds (at least 4), VM0 serving, VM1 driving;
+#                           perftest's output goes to LOG; on VM1 sets
+#                           $bw_gbps to the goodput in Gb/s over the window
+#                           perftest measured, or "nan" when it printed none;
+#                           non-zero if perftest failed (call it from the
+#                           test's main shell: it passes barriers)
+#   vm_netem_drops [DEV]    packets the root qdisc (netem) of DEV (eth0) dropped
 # Timeouts default to $MROCE_VM_WAIT (120 s).
 
 : "${MROCE_VM_INDEX:?tests/vm/lib.sh: run this under scripts/vm run}"
@@ -107,9 +117,10 @@ t_run() {
 
 t_done() {
 	local pass fail skip line
-	pass=$(grep -cx ok "$_t_results")
-	fail=$(grep -cx fail "$_t_results")
-	skip=$(grep -cx skip "$_t_results")
+	# grep -c exits 1 when it counts 0: not an error here.
+	pass=$(grep -cx ok "$_t_results" || true)
+	fail=$(grep -cx fail "$_t_results" || true)
+	skip=$(grep -cx skip "$_t_results" || true)
 	line="VM$MROCE_VM_INDEX: $pass passed, $fail failed"
 	[[ $skip -eq 0 ]] || line+=", $skip skipped"
 	echo "$line"
@@ -244,6 +255,34 @@ vm_counter() {
 
 	read -r val <"/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null
 	echo "${val:-0}"
+}
+
+vm_write_bw() {
+	local dev=$1 secs=$2 log=$3 g rc
+	bw_gbps=nan
+	g=$(vm_gid_index "$dev") || return 1
+	local bw=(ib_write_bw -d "$dev" -x "$g" -F --report_gbits -s 65536 -D "$secs")
+	vm_barrier "bw-go" 300 || return 1
+	if [[ $MROCE_VM_INDEX -eq 0 ]]; then
+		timeout $((secs + 60)) "${bw[@]}" >"$log" 2>&1
+		rc=$?
+	else
+		sleep 1
+		timeout $((secs + 60)) "${bw[@]}" "$(vm_ip 0)" >"$log" 2>&1
+		rc=$?
+		# Iterations over the run less a 1-s margin at each end, which
+		# is what perftest's -D counts (its own average sometimes reads
+		# 0); a run that printed no result is "nan", never 0.
+		bw_gbps=$(awk -v secs="$((secs - 2))" '$1 == 65536 && NF >= 5 {
+			v = sprintf("%.6f", $2 * 65536 * 8 / secs / 1e9) }
+			END { print (v == "" ? "nan" : v) }' "$log")
+	fi
+	vm_barrier "bw-done" 300 || return 1
+	return "$rc"
+}
+
+vm_netem_drops() {
+	tc -s qdisc show dev "${1:-eth0}" | grep -oE 'dropped [0-9]+' | head -n 1 | cut -d' ' -f2
 }
 
 vm_peer() {
