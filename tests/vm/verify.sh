@@ -105,7 +105,7 @@ udp_port() {
 	if [[ $type == rxe ]]; then
 		echo 4791
 	else
-		cat /sys/module/mroce/parameters/udp_port 2>/dev/null || echo 4793
+		cat /sys/module/mroce/parameters/udp_port 2>/dev/null || echo 4796
 	fi
 }
 

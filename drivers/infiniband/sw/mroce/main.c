@@ -21,12 +21,12 @@
 struct workqueue_struct *mroce_wq;
 
 /*
- * Not RoCEv2's 4791: mroce speaks its own protocol and must coexist with
- * rxe in one kernel.  Read-only once loaded because sockets are bound to it.
+ * Why 4796: Documentation/wire-protocol.rst, "Encapsulation".  Read-only
+ * once loaded because sockets are bound to it.
  */
-unsigned short mroce_udp_port = 4793;
+unsigned short mroce_udp_port = 4796;
 module_param_named(udp_port, mroce_udp_port, ushort, 0444);
-MODULE_PARM_DESC(udp_port, "UDP destination port of the mroce transport (default 4793)");
+MODULE_PARM_DESC(udp_port, "UDP destination port of the mroce transport (default 4796)");
 
 static int mroce_newlink(const char *name, struct net_device *ndev)
 {
