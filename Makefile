@@ -5,13 +5,15 @@
 #   make         build mroce.ko and the provider (libmroce-rdmav34.so)
 #   make check   lint + KUnit + the VM integration suite
 #   make check-pyverbs  rdma-core's pyverbs suite on rxe and mroce, compared
-#   make demo    two VMs, an mroce device in each
+#   make demo    two VMs: mroce and rxe side by side, lossless and at 1% loss
+#   make install / make uninstall   the module (updates/, depmod) and the
+#                userspace unmodified programs need; see scripts/install
 # KDIR=<kernel build dir> overrides the kernel the module is built for.
 # The out-of-tree kbuild entry point is the Kbuild file beside this one.
 
 MODULE := drivers/infiniband/sw/mroce/mroce.ko
 
-.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs demo vm-shell bench-loss bench-paths bench-profile clean
+.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-paths bench-profile clean
 
 all: module provider verify
 
@@ -45,6 +47,23 @@ check-pyverbs: all
 
 demo:
 	scripts/demo
+
+# Installs what "make" built; builds nothing (run "make" first).
+install:
+	scripts/install
+
+uninstall:
+	scripts/install --uninstall
+
+# DKMS builds the module for every installed kernel, and for new ones.
+dkms-install:
+	scripts/dkms install
+
+dkms-uninstall:
+	scripts/dkms uninstall
+
+dkms-check:
+	scripts/dkms check
 
 # Goodput of mroce and rxe side by side under loss (slow: minutes).
 bench-loss:

@@ -71,16 +71,23 @@ mroce_module() {
 	echo "$(mroce_kbuild_dir "$1")/drivers/infiniband/sw/mroce/mroce.ko"
 }
 
-# mroce_kbuild_sync DIR: refresh the copy of the module's sources in DIR
-# (nothing for the source tree itself).  Build products are neither copied
-# nor deleted, so make rebuilds only what changed.
+# mroce_kbuild_sync DIR [FILE...]: refresh the copy of the module's sources
+# (and of the top-level FILEs) in DIR; nothing for the source tree itself.
+# Build products are neither copied nor deleted, so make rebuilds only what
+# changed.
 mroce_kbuild_sync() {
-	[ "$1" != "$MROCE_TOP" ] || return 0
-	mkdir -p "$1"
+	local dir=$1 f
+	shift
+	[ "$dir" != "$MROCE_TOP" ] || return 0
+	mkdir -p "$dir"
+	local extra=()
+	for f in "$@"; do
+		extra+=("$MROCE_TOP/$f")
+	done
 	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--exclude='*.mod' --exclude='*.mod.c' --exclude=modules.order \
-		--exclude=Module.symvers --exclude='*.a' \
-		"$MROCE_TOP/Kbuild" "$MROCE_TOP/drivers" "$MROCE_TOP/include" "$1/"
+		--exclude=Module.symvers --exclude='*.a' "${extra[@]}" \
+		"$MROCE_TOP/Kbuild" "$MROCE_TOP/drivers" "$MROCE_TOP/include" "$dir/"
 }
 
 # Debian's linux-source tree, extracted once into the cache.  Holds
