@@ -132,9 +132,15 @@ rxe_gid=$(grep -l 'RoCE v2' $sys/mroce5/ports/1/gid_attrs/types/* 2>/dev/null |
 	done | head -n 1)
 pp=(timeout 60 ibv_rc_pingpong -d mroce5 -g "${rxe_gid:-0}" -n 20 -s 4096)
 "${pp[@]}" >/tmp/pp-server.log 2>&1 &
+server=$!
 sleep 2
 t_run "the rxe provider, not mroce's, moves data on mroce5" "${pp[@]}" 127.0.0.1
-t_run "pingpong server on mroce5" wait $!
+# wait in this shell: t_run's subshell is not the server's parent.
+if wait "$server"; then
+	t_ok "pingpong server on mroce5"
+else
+	t_fail "pingpong server on mroce5" "$(tail -n 3 /tmp/pp-server.log | tr '\n' ' ')"
+fi
 t_run "rdma link del mroce5" rdma link del mroce5
 
 # --- netdev removal ---------------------------------------------------------
