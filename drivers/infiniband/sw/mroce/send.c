@@ -308,7 +308,13 @@ static int xmit6(struct sock *sk, struct sk_buff *skb,
 	dst = route6(sk, f, &fl6, &saddr);
 	if (IS_ERR(dst))
 		return PTR_ERR(dst);
-	udp_tunnel6_xmit_skb(dst, sk, skb, dst->dev, &saddr, &fl6.daddr, f->ecn,
+	/*
+	 * No tunnel netdev: a device given here has its per-CPU tunnel stats
+	 * updated, which a plain netdev such as dst->dev does not have (6.1
+	 * writes through its NULL tstats, 6.12 warns).  The IPv4 path counts
+	 * only into skb->dev, which mroce's skbs leave NULL.
+	 */
+	udp_tunnel6_xmit_skb(dst, sk, skb, NULL, &saddr, &fl6.daddr, f->ecn,
 			     ip6_dst_hoplimit(dst), 0, fl6.fl6_sport,
 			     fl6.fl6_dport, false);
 	return 0;
