@@ -90,6 +90,7 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 	mutex_init(&qp->mutex);
 	spin_lock_init(&qp->sq_lock);
+	spin_lock_init(&qp->stream_lock);
 	spin_lock_init(&qp->rq_lock);
 	refcount_set(&qp->ref, 1);
 	init_completion(&qp->released);
@@ -247,7 +248,7 @@ enum ib_wc_opcode mroce_send_wc_opcode(u32 opcode)
 u32 mroce_qp_flush_sq(struct mroce_qp *qp, u32 from)
 {
 	struct mroce_cq *cq = to_mcq(qp->ibqp.send_cq);
-	u32 prod = mroce_ring_producer(qp->sq);
+	u32 prod = mroce_ring_producer_from(qp->sq, from);
 
 	for (; from != prod; from++) {
 		struct mroce_send_wqe *wqe = mroce_ring_entry(qp->sq, from);
@@ -279,7 +280,7 @@ u32 mroce_qp_flush_rq(struct mroce_qp *qp, u32 from)
 
 	if (!qp->rq)
 		return from;	/* the SRQ's receives stay there */
-	prod = mroce_ring_producer(qp->rq);
+	prod = mroce_ring_producer_from(qp->rq, from);
 	for (; from != prod; from++) {
 		struct mroce_recv_wqe *wqe = mroce_ring_entry(qp->rq, from);
 		struct mroce_cqe cqe = {
@@ -379,15 +380,47 @@ static void mroce_qp_copy_attr(struct mroce_qp *qp, struct ib_qp_attr *attr,
 		a->qkey = attr->qkey;
 }
 
+/*
+ * mroce_qp_stream_get() - the QP's stream, referenced, or NULL
+ *
+ * uverbs runs post_send and post_recv (the doorbells) beside modify_qp on
+ * the same QP, so a doorbell must not use qp->stream unreferenced: a
+ * concurrent move to RESET detaches and releases it.  The caller puts it.
+ */
+static struct mroce_stream *mroce_qp_stream_get(struct mroce_qp *qp)
+{
+	struct mroce_stream *s;
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->stream_lock, flags);
+	s = qp->stream;
+	if (s)
+		mroce_stream_get(s);
+	spin_unlock_irqrestore(&qp->stream_lock, flags);
+	return s;
+}
+
+static void mroce_qp_stream_set(struct mroce_qp *qp, struct mroce_stream *s)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->stream_lock, flags);
+	qp->stream = s;
+	spin_unlock_irqrestore(&qp->stream_lock, flags);
+}
+
 /* Back to a fresh QP: rings empty, no transport state. */
 static void mroce_qp_reset(struct mroce_qp *qp)
 {
+	struct mroce_stream *s = qp->stream;
+
 	if (mroce_qp_is_ud(qp))
 		mroce_ud_set_state(qp, IB_QPS_RESET);
-	if (qp->stream) {
-		mroce_stream_detach(qp->stream);
-		mroce_stream_put(qp->stream);
-		WRITE_ONCE(qp->stream, NULL);
+	if (s) {
+		/* No doorbell takes it from here on; those that did hold it. */
+		mroce_qp_stream_set(qp, NULL);
+		mroce_stream_detach(s);
+		mroce_stream_put(s);
 	}
 	memset(qp->sq->hdr, 0, MROCE_RING_HDR_SIZE);
 	if (qp->rq)
@@ -417,7 +450,7 @@ static int mroce_qp_to_rtr(struct mroce_qp *qp)
 		mroce_stream_put(s);
 		return err;
 	}
-	WRITE_ONCE(qp->stream, s);
+	mroce_qp_stream_set(qp, s);
 	return 0;
 }
 
@@ -660,13 +693,10 @@ kick:
 		mroce_ud_sq_kick(qp);
 		return err;
 	}
-	/*
-	 * Posting may happen in atomic context; the stream only changes in
-	 * modify_qp, which verbs forbids running concurrently with posting.
-	 */
-	stream = READ_ONCE(qp->stream);
+	stream = mroce_qp_stream_get(qp);
 	if (stream) {
 		mroce_stream_sq_kick(stream);
+		mroce_stream_put(stream);
 	} else if (READ_ONCE(qp->state) == IB_QPS_ERR) {
 		/* Failed before it had a stream: flush here (ib_drain_sq()). */
 		spin_lock_irqsave(&qp->sq_lock, flags);
@@ -754,11 +784,12 @@ int mroce_ring_post_recv(struct mroce_ring *ring, u32 max_sge,
  */
 static void mroce_qp_rq_kick(struct mroce_qp *qp)
 {
-	struct mroce_stream *stream = READ_ONCE(qp->stream);
+	struct mroce_stream *stream = mroce_qp_stream_get(qp);
 	unsigned long flags;
 
 	if (stream) {
 		mroce_stream_rq_kick(stream);
+		mroce_stream_put(stream);
 	} else if (mroce_qp_is_ud(qp)) {
 		spin_lock_irqsave(&qp->ud_lock, flags);
 		qp->rq_done = mroce_qp_flush_rq(qp, qp->rq_done);

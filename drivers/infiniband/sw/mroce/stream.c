@@ -207,6 +207,11 @@ static void mroce_stream_release(struct kref *ref)
 	kfree(s);
 }
 
+void mroce_stream_get(struct mroce_stream *s)
+{
+	kref_get(&s->ref);
+}
+
 void mroce_stream_put(struct mroce_stream *s)
 {
 	kref_put(&s->ref, mroce_stream_release);
@@ -528,7 +533,12 @@ void mroce_stream_sq_kick(struct mroce_stream *s)
 	struct mroce_conn *conn = s->conn;
 
 	spin_lock_bh(&conn->lock);
-	if (s->qp && s->error)
+	/* A doorbell that raced a reset finds the stream detached. */
+	if (!s->qp) {
+		spin_unlock_bh(&conn->lock);
+		return;
+	}
+	if (s->error)
 		flush_send_ring(s);
 	else
 		stream_want_tx(s);

@@ -352,6 +352,7 @@ int mroce_udp_recv(struct sock *sk, struct sk_buff *skb);
 struct mroce_stream *mroce_stream_create(struct mroce_qp *qp);
 int mroce_stream_attach(struct mroce_stream *s, struct mroce_conn *conn);
 void mroce_stream_detach(struct mroce_stream *s);
+void mroce_stream_get(struct mroce_stream *s);
 void mroce_stream_put(struct mroce_stream *s);
 bool mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
 			   struct mroce_seg **segp);

@@ -69,6 +69,19 @@ static inline u32 mroce_ring_producer(struct mroce_ring *ring)
 	return smp_load_acquire(&ring->hdr->producer);
 }
 
+/*
+ * mroce_ring_producer_from() - the producer index, at most a ring ahead of
+ * @from.  A user ring's index is the user's to write (a poster racing a
+ * reset of the QP writes a stale one): a loop over what it claims must
+ * still end within a ring's worth of entries.
+ */
+static inline u32 mroce_ring_producer_from(struct mroce_ring *ring, u32 from)
+{
+	u32 prod = mroce_ring_producer(ring);
+
+	return prod - from > ring->entries ? from + ring->entries : prod;
+}
+
 static inline void mroce_ring_publish(struct mroce_ring *ring, u32 producer)
 {
 	/* entries before the index that publishes them */
@@ -294,7 +307,10 @@ int mroce_ring_post_recv(struct mroce_ring *ring, u32 max_sge,
  * @attr: attributes as last modified, for query_qp
  * @laddr: local address from the path's source GID
  * @raddr: peer address from the path's destination GID
- * @stream: transport state, from RTR on
+ * @stream: transport state, from RTR on; set and cleared under @stream_lock,
+ *	read by the doorbells (which may race modify_qp) through
+ *	mroce_qp_stream_get()
+ * @stream_lock: guards @stream against doorbells running beside modify_qp
  * @ref: held by the QP number table entry and by datagram receivers
  *	that found the QP there; destroy waits for the last one
  * @released: completed when @ref drops to zero
@@ -322,6 +338,7 @@ struct mroce_qp {
 	struct in6_addr laddr;
 	struct in6_addr raddr;
 	struct mroce_stream *stream;
+	spinlock_t stream_lock;	/* @stream against the doorbells */
 	refcount_t ref;
 	struct completion released;
 	spinlock_t ud_lock;	/* UD receive side and state */
