@@ -849,6 +849,80 @@ static void lossy_channel_test(struct kunit *test)
 	sim_run(test, 300);
 }
 
+static bool keep_odd(void *ctx, void *arg)
+{
+	return (uintptr_t)ctx & 1;
+}
+
+/*
+ * A peer restart: the outstanding packets of streams that live on become
+ * the first sequences of the path, in their old order, waiting to be sent;
+ * the others are given up; the acknowledged ones were given up already.
+ * Every packet is handed back exactly once, and the RTT stays.
+ */
+static void restart_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+	unsigned int *counts = kunit_kzalloc(test, 352 * sizeof(*counts), GFP_KERNEL);
+	u32 *lost = kunit_kzalloc(test, MROCE_WINDOW * sizeof(*lost), GFP_KERNEL);
+	u32 *psns = kunit_kzalloc(test, MROCE_WINDOW * sizeof(*psns), GFP_KERNEL);
+	struct mroce_ack_result res;
+	u8 sack[32] = {};
+	unsigned int n, i;
+	u32 srtt, psn;
+
+	KUNIT_ASSERT_NOT_NULL(test, counts);
+	KUNIT_ASSERT_NOT_NULL(test, lost);
+	KUNIT_ASSERT_NOT_NULL(test, psns);
+	/* ctx = psn + 1; the window wraps: psns 200 to 349 stay outstanding. */
+	for (psn = 0; psn < 250; psn++)
+		mroce_txpath_send(tp, 1000, (void *)(uintptr_t)(psn + 1));
+	mroce_txpath_ack(tp, 1400, 200, sack, 0, count_acked, counts, lost,
+			 MROCE_WINDOW, &res);
+	for (psn = 250; psn < 350; psn++)
+		mroce_txpath_send(tp, 1500, (void *)(uintptr_t)(psn + 1));
+	/* 210 and 211 selectively acknowledged (bits 9 and 10 after cum). */
+	sack[1] = 0x06;
+	mroce_txpath_ack(tp, 1600, 200, sack, 0, count_acked, counts, lost,
+			 MROCE_WINDOW, &res);
+	KUNIT_ASSERT_EQ(test, tp->una, 200);
+	srtt = tp->srtt_us;
+	KUNIT_ASSERT_NE(test, srtt, 0);
+
+	n = mroce_txpath_restart(tp, keep_odd, count_acked, counts, psns);
+	/* Kept: even psns of 200..349 (odd ctx) but 210. */
+	KUNIT_ASSERT_EQ(test, n, 74);
+	KUNIT_EXPECT_EQ(test, tp->una, 0);
+	KUNIT_EXPECT_EQ(test, tp->nxt, 74);
+	KUNIT_EXPECT_EQ(test, tp->lost_pending, 74);
+	KUNIT_EXPECT_EQ(test, tp->srtt_us, srtt);
+	psn = 200;
+	for (i = 0; i < n; i++, psn += 2) {
+		if (psn == 210)
+			psn += 2;
+		KUNIT_EXPECT_EQ(test, psns[i], i);
+		KUNIT_EXPECT_EQ(test, mroce_txpath_slot(tp, i)->state, MROCE_SLOT_LOST);
+		KUNIT_EXPECT_PTR_EQ(test, mroce_txpath_slot(tp, i)->ctx,
+				    (void *)(uintptr_t)(psn + 1));
+	}
+	/* Nothing else of the old sequence space is left. */
+	for (i = n; i < MROCE_WINDOW; i++) {
+		KUNIT_EXPECT_PTR_EQ(test, mroce_txpath_slot(tp, i)->ctx, NULL);
+		KUNIT_EXPECT_EQ(test, mroce_txpath_slot(tp, i)->state, MROCE_SLOT_FREE);
+	}
+
+	/* Sent again and acknowledged in the new space: each once. */
+	for (i = 0; i < n; i++)
+		mroce_txpath_resent(tp, i, 2000, false);
+	memset(sack, 0, sizeof(sack));
+	mroce_txpath_ack(tp, 2400, n, sack, 0, count_acked, counts, lost,
+			 MROCE_WINDOW, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, n);
+	KUNIT_EXPECT_EQ(test, tp->una, n);
+	for (i = 1; i <= 350; i++)
+		KUNIT_EXPECT_EQ_MSG(test, counts[i], 1, "ctx %u", i);
+}
+
 static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(rx_in_order_test),
 	KUNIT_CASE(rx_gaps_and_dups_test),
@@ -868,6 +942,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(ecn_proportional_test),
 	KUNIT_CASE(delay_marks_test),
 	KUNIT_CASE(route_back_test),
+	KUNIT_CASE(restart_test),
 	KUNIT_CASE(lossy_channel_test),
 	{}
 };

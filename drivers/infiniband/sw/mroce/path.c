@@ -108,6 +108,97 @@ void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us,
 	tp->rto_us = max(MROCE_RTO_INIT_US, min_rto_us);
 }
 
+/* Reverse the order of the packets of slots [@from, @to). */
+static void slots_reverse(struct mroce_txpath *tp, unsigned int from,
+			  unsigned int to)
+{
+	while (from + 1 < to) {
+		swap(tp->slot[from].ctx, tp->slot[to - 1].ctx);
+		from++;
+		to--;
+	}
+}
+
+/**
+ * mroce_txpath_restart() - the peer restarted: sequences start over at 0
+ * @tp: the path
+ * @keep: says whether an outstanding packet (by its ctx) is to be sent
+ *	again in the new sequence space; one it refuses goes to @release
+ * @release: gives up the ctx of a packet that will not be sent again
+ * @arg: passed to @keep and @release
+ * @psns: filled with the new sequences of the kept packets, each waiting
+ *	to be sent (MROCE_SLOT_LOST) as the caller's resends are; room for
+ *	MROCE_WINDOW
+ *
+ * Sequence numbers start at 0 for each pair of epochs, and the packets in
+ * flight were sent to the earlier incarnation (Documentation/
+ * wire-protocol.rst, "Connections and epochs").  The measurements of the
+ * route (RTT, RTO, base RTT) and the window stay: the network is the same.
+ *
+ * Return: the number of kept packets, in their old order.
+ */
+unsigned int mroce_txpath_restart(struct mroce_txpath *tp,
+				  bool (*keep)(void *ctx, void *arg),
+				  void (*release)(void *ctx, void *arg),
+				  void *arg, u32 *psns)
+{
+	u32 cwnd = tp->cwnd, ssthresh = tp->ssthresh, alpha = tp->alpha;
+	u32 srtt = tp->srtt_us, rttvar = tp->rttvar_us, rto = tp->rto_us;
+	u32 min_rtt = tp->min_rtt_us, min_rto = tp->min_rto_us;
+	u32 delay_target = tp->delay_target_us;
+	u64 min_rtt_stamp = tp->min_rtt_stamp_us, route = tp->route_us;
+	u64 lost = tp->lost;
+	unsigned int first = tp->una & (MROCE_WINDOW - 1), n = 0, i;
+	u32 psn;
+
+	for (psn = tp->una; psn != tp->nxt; psn++) {
+		struct mroce_txslot *slot = mroce_txpath_slot(tp, psn);
+
+		if (slot->ctx && slot->state != MROCE_SLOT_ACKED &&
+		    !keep(slot->ctx, arg)) {
+			release(slot->ctx, arg);
+			slot->ctx = NULL;
+		}
+		if (slot->state == MROCE_SLOT_ACKED)
+			slot->ctx = NULL;
+	}
+	/*
+	 * The kept packets, oldest first, to slots 0 to n - 1: rotate the
+	 * window so that @una's slot comes first, then close the gaps.
+	 */
+	slots_reverse(tp, 0, first);
+	slots_reverse(tp, first, MROCE_WINDOW);
+	slots_reverse(tp, 0, MROCE_WINDOW);
+	for (i = 0; i < MROCE_WINDOW; i++) {
+		void *ctx = tp->slot[i].ctx;
+
+		memset(&tp->slot[i], 0, sizeof(tp->slot[i]));
+		if (ctx)
+			tp->slot[n++].ctx = ctx;
+	}
+
+	memset(tp, 0, offsetof(struct mroce_txpath, slot));
+	tp->cwnd = cwnd;
+	tp->ssthresh = ssthresh;
+	tp->alpha = alpha;
+	tp->srtt_us = srtt;
+	tp->rttvar_us = rttvar;
+	tp->rto_us = rto;
+	tp->min_rtt_us = min_rtt;
+	tp->min_rtt_stamp_us = min_rtt_stamp;
+	tp->min_rto_us = min_rto;
+	tp->delay_target_us = delay_target;
+	tp->route_us = route;
+	tp->lost = lost;
+	for (i = 0; i < n; i++) {
+		tp->slot[i].state = MROCE_SLOT_LOST;
+		psns[i] = i;
+	}
+	tp->nxt = n;
+	tp->lost_pending = n;
+	return n;
+}
+
 /**
  * mroce_txpath_new_route() - the path's packets take another route now
  * @tp: the path

@@ -192,6 +192,10 @@ struct mroce_ack_result {
 
 void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us,
 		       u32 delay_target_us);
+unsigned int mroce_txpath_restart(struct mroce_txpath *tp,
+				  bool (*keep)(void *ctx, void *arg),
+				  void (*release)(void *ctx, void *arg),
+				  void *arg, u32 *psns);
 void mroce_txpath_new_route(struct mroce_txpath *tp, u64 now_us);
 void mroce_txpath_route_back(struct mroce_txpath *tp, u32 cwnd);
 unsigned int mroce_txpath_room(const struct mroce_txpath *tp);

@@ -38,24 +38,47 @@ static struct mroce_dev *mroce_dev_by_addr(struct net *net,
 	return NULL;
 }
 
+/* A packet of a stream that lives on goes to the peer's new incarnation. */
+static bool restart_keeps(void *ctx, void *arg)
+{
+	const struct mroce_seg *seg = ctx;
+
+	return !seg->stream->error;
+}
+
+/*
+ * The peer restarted (Documentation/wire-protocol.rst, "Connections and
+ * epochs"): streams that spoke with its old incarnation fail, as its
+ * queue pairs are gone; a stream that has not heard from the peer yet was
+ * set up for the new one, and what it sent is sent again.
+ */
+static void rx_restart(struct mroce_conn *conn)
+{
+	struct mroce_stream *s;
+	unsigned int i;
+
+	list_for_each_entry(s, &conn->streams, conn_node) {
+		if (s->heard)
+			mroce_stream_fail(s, IB_WC_WR_FLUSH_ERR);
+	}
+	memset(conn->rx, 0, sizeof(conn->rx));
+	bitmap_zero(conn->ack_due, MROCE_MAX_PATHS);
+	for (i = 0; i < conn->npaths; i++) {
+		struct mroce_path *path = &conn->path[i];
+
+		path->nresend = mroce_txpath_restart(&path->tx, restart_keeps,
+						     mroce_stream_seg_acked,
+						     NULL, path->resend);
+	}
+	mroce_count(conn->mdev, MROCE_CNT_PEER_RESTARTS, 1);
+}
+
 /* A HELLO: learn the peer's epoch, notice its restart, answer it. */
 static struct sk_buff *rx_hello(struct mroce_conn *conn,
 				const struct mroce_pkt *pkt)
 {
-	if (conn->peer_epoch && conn->peer_epoch != pkt->src_epoch) {
-		struct mroce_stream *s;
-		unsigned int i;
-
-		/*
-		 * The peer restarted: nothing of the old exchange is valid.
-		 * Its queue pairs are gone, so ours towards it fail.
-		 */
-		list_for_each_entry(s, &conn->streams, conn_node)
-			mroce_stream_fail(s, IB_WC_WR_FLUSH_ERR);
-		memset(conn->rx, 0, sizeof(conn->rx));
-		for (i = 0; i < conn->npaths; i++)
-			conn->path[i].nresend = 0;
-	}
+	if (conn->peer_epoch && conn->peer_epoch != pkt->src_epoch)
+		rx_restart(conn);
 	if (conn->peer_epoch != pkt->src_epoch) {
 		conn->peer_epoch = pkt->src_epoch;
 		mroce_conn_kick(conn);

@@ -39,6 +39,7 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_DEAD_AT_FIRST] = { .name = "dead_routes_at_first_timeout" },
 	[MROCE_CNT_DELAY_MARKS] = { .name = "delay_marked" },
 	[MROCE_CNT_SILENT_TIMEOUTS] = { .name = "silent_timeouts" },
+	[MROCE_CNT_PEER_RESTARTS] = { .name = "peer_restarts" },
 };
 
 static_assert(ARRAY_SIZE(mroce_counter_descs) == MROCE_NUM_COUNTERS);

@@ -1156,6 +1156,7 @@ void mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 
 	if (!qp || s->error || pkt->src_qpn != s->dest_qpn)
 		return;
+	s->heard = true;
 	state = READ_ONCE(qp->state);
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
 		return;
@@ -1225,6 +1226,7 @@ void mroce_stream_progress(struct mroce_stream *s,
 
 	if (!s->qp || s->error)
 		return;
+	s->heard = true;
 	/* The NAK first: a message it fails must not complete as a success. */
 	if (rec->nak != MROCE_NAK_NONE) {
 		u32 index;

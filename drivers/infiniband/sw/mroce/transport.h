@@ -248,6 +248,10 @@ struct mroce_resp {
  *
  * Protected by the connection's lock once attached.  Outlives its queue
  * pair while packets that refer to it are in flight (@ref).
+ *
+ * @heard: a packet or an ACK record of the peer's came for the stream: it
+ * has spoken with the peer's current incarnation, and fails if the peer
+ * restarts (Documentation/wire-protocol.rst, "Connections and epochs")
  */
 struct mroce_stream {
 	struct kref ref;
@@ -283,6 +287,7 @@ struct mroce_stream {
 	struct mroce_ack_stream report;
 	bool report_dirty;
 	bool error;
+	bool heard;
 };
 
 /**
