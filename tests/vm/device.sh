@@ -185,6 +185,50 @@ expect_fail "udp_port=0 refused" "invalid argument" modprobe mroce udp_port=0
 t_run "reload with udp_port=5000" modprobe mroce udp_port=5000
 t_run "device after reload" rdma link add mroce0 type mroce netdev eth0
 t_run "UDP port 5000 bound" udp_bound 5000
+t_run "modprobe -r mroce" modprobe -r mroce
+
+# --- the connection limit ----------------------------------------------------
+t_run "reload with max_conns=2" modprobe mroce max_conns=2
+t_run "device for the limit" rdma link add mroce0 type mroce netdev eth0
+gidx=$(vm_gid_index mroce0)
+# The peers need not exist, but their addresses must resolve (RTR looks up
+# the destination MAC).
+for peer in 91 92 93; do
+	ip neigh replace "10.77.0.$peer" lladdr 52:54:00:4d:01:00 dev eth0 nud permanent
+done
+# Three RC QPs moved to RTR towards three peers (no traffic is needed: RTR
+# makes the connection): the third is refused with ENOSPC.
+t_run "a third peer is refused with ENOSPC at max_conns=2" /usr/bin/python3 - "$gidx" <<'PY'
+import errno, sys
+from pyverbs.addr import AHAttr, GID, GlobalRoute
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.pd import PD
+from pyverbs.pyverbs_error import PyverbsRDMAError
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+import pyverbs.enums as e
+
+with Context(name='mroce0') as ctx:
+    pd, cq = PD(ctx), CQ(ctx, 16)
+    results = []
+    for peer in (0x5b, 0x5c, 0x5d):
+        qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                               cap=QPCap(max_send_wr=4, max_recv_wr=4)))
+        attr = QPAttr(port_num=1)
+        attr.dest_qp_num = 0x100
+        gr = GlobalRoute(dgid=GID('0000:0000:0000:0000:0000:ffff:0a4d:%04x' % peer),
+                         sgid_index=int(sys.argv[1]), hop_limit=64)
+        attr.ah_attr = AHAttr(is_global=1, port_num=1, gr=gr)
+        try:
+            qp.to_rtr(attr)
+            results.append(0)
+        except PyverbsRDMAError as err:
+            results.append(err.error_code)
+    print('RTR results:', results)
+    sys.exit(0 if results == [0, 0, errno.ENOSPC] else 1)
+PY
+t_run "connections counter reads 2" sh -c "[ \"\$(cat $sys/mroce0/ports/1/hw_counters/connections)\" = 2 ]"
+t_run "the kernel log names the limit" sh -c 'dmesg | grep -q "limit (module parameter max_conns)"'
 t_run "final unload" modprobe -r mroce
 
 t_run "kernel log free of warnings" dmesg_clean

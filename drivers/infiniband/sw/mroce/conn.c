@@ -23,6 +23,20 @@ unsigned int mroce_conn_npaths(void)
 	return clamp(mroce_paths, 1U, (unsigned int)MROCE_MAX_PATHS);
 }
 
+/*
+ * Connections are freed only with the device (not yet reaped when idle),
+ * so this bounds a device's memory for peers.
+ */
+static unsigned int mroce_max_conns = MROCE_MAX_CONNS;
+module_param_named(max_conns, mroce_max_conns, uint, 0644);
+MODULE_PARM_DESC(max_conns, "Connections (peers) per device, 1-65536 (default 4096)");
+
+/* The per-device connection limit in force. */
+unsigned int mroce_conn_limit(void)
+{
+	return clamp(READ_ONCE(mroce_max_conns), 1U, 65536U);
+}
+
 static unsigned int mroce_min_rto_us = 2000;
 module_param_named(min_rto_us, mroce_min_rto_us, uint, 0644);
 MODULE_PARM_DESC(min_rto_us, "Minimum retransmission timeout, microseconds (default 2000)");
@@ -413,8 +427,12 @@ struct mroce_conn *mroce_conn_get(struct mroce_dev *mdev,
 			mroce_conn_free(fresh);
 		if (conn || !create)
 			return conn;
-		if (READ_ONCE(mdev->nconns) >= MROCE_MAX_CONNS)
+		if (READ_ONCE(mdev->nconns) >= mroce_conn_limit()) {
+			ibdev_warn_ratelimited(&mdev->ibdev,
+					       "no connection to %pI6c: the device has %u connections, its limit (module parameter max_conns)\n",
+					       raddr, mroce_conn_limit());
 			return ERR_PTR(-ENOSPC);
+		}
 		fresh = mroce_conn_alloc(mdev, laddr, raddr);
 		if (!fresh)
 			return ERR_PTR(-ENOMEM);

@@ -40,6 +40,7 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_DELAY_MARKS] = { .name = "delay_marked" },
 	[MROCE_CNT_SILENT_TIMEOUTS] = { .name = "silent_timeouts" },
 	[MROCE_CNT_PEER_RESTARTS] = { .name = "peer_restarts" },
+	[MROCE_CNT_CONNECTIONS] = { .name = "connections" },
 };
 
 static_assert(ARRAY_SIZE(mroce_counter_descs) == MROCE_NUM_COUNTERS);
@@ -128,6 +129,7 @@ int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 
 	for (i = 0; i < MROCE_NUM_COUNTERS; i++)
 		stats->value[i] = atomic64_read(&mdev->counters[i]);
+	stats->value[MROCE_CNT_CONNECTIONS] = READ_ONCE(mdev->nconns);
 	for (k = 0; k < mroce_stat_npaths * MROCE_NUM_PATH_COUNTERS; k++)
 		stats->value[i++] = atomic64_read(&mdev->path_counters
 				[k / MROCE_NUM_PATH_COUNTERS][k % MROCE_NUM_PATH_COUNTERS]);

@@ -38,6 +38,7 @@ enum mroce_counter {
 	MROCE_CNT_DELAY_MARKS,
 	MROCE_CNT_SILENT_TIMEOUTS,
 	MROCE_CNT_PEER_RESTARTS,
+	MROCE_CNT_CONNECTIONS,	/* a gauge, read from the device */
 	MROCE_NUM_COUNTERS
 };
 

@@ -325,6 +325,7 @@ void mroce_conn_init(struct mroce_dev *mdev);
 void mroce_conn_cleanup(struct mroce_dev *mdev);
 u64 mroce_now_us(void);
 unsigned int mroce_conn_npaths(void);
+unsigned int mroce_conn_limit(void);
 
 /* send.c */
 void mroce_tx_work(struct work_struct *work);
