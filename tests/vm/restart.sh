@@ -7,7 +7,9 @@
 #      pingpong between the two must then work, and VM0's old server must
 #      end with an error completion, not hang;
 #   2. the same with the device deleted and added again, the module loaded;
-#   3. idle, the other way round: VM0 reloads, and a new pingpong works.
+#   3. idle, the other way round: VM0 reloads, and a new pingpong works;
+#   4. with a 2-s linger, the connection goes once its last QP has, on both
+#      sides, and a new pingpong makes a new one.
 # Both sides check their counters: the side that stayed counts the peer's
 # restart.
 set -uo pipefail
@@ -105,6 +107,18 @@ vm_pair pingpong-after-vm0-restart 120 ibv_rc_pingpong $(pp_args) -n 200
 if [ "$me" = 1 ]; then
 	t_run "peer_restarts counted" sh -c "[ $(vm_counter "$dev" peer_restarts) -ge 1 ]"
 fi
+# --- 4. idle connections are reaped after their linger ------------------------
+echo 2 >/sys/module/mroce/parameters/conn_linger_s
+vm_barrier linger
+reaped=$(vm_counter "$dev" connections_reaped)
+# shellcheck disable=SC2046
+vm_pair pingpong-before-reaping 120 ibv_rc_pingpong $(pp_args) -n 100
+sleep 5
+t_run "no connection left 5 s after the last QP" sh -c "[ $(vm_counter "$dev" connections) = 0 ]"
+t_run "the idle connection was reaped" sh -c "[ $(vm_counter "$dev" connections_reaped) -gt $reaped ]"
+vm_barrier reaped
+# shellcheck disable=SC2046
+vm_pair pingpong-after-reaping 120 ibv_rc_pingpong $(pp_args) -n 100
 t_run "kernel log free of warnings" sh -c '! dmesg | grep -E "WARNING:|BUG:|Oops|refcount_t"'
 vm_barrier done
 t_done

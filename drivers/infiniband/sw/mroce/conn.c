@@ -37,6 +37,12 @@ unsigned int mroce_conn_limit(void)
 	return clamp(READ_ONCE(mroce_max_conns), 1U, 65536U);
 }
 
+/* Documentation/wire-protocol.rst, "Connections and epochs": reaping. */
+static unsigned int mroce_conn_linger_s = 60;
+module_param_named(conn_linger_s, mroce_conn_linger_s, uint, 0644);
+MODULE_PARM_DESC(conn_linger_s,
+		 "Seconds a connection with no queue pair lingers before it is freed; 0: never (default 60)");
+
 static unsigned int mroce_min_rto_us = 2000;
 module_param_named(min_rto_us, mroce_min_rto_us, uint, 0644);
 MODULE_PARM_DESC(min_rto_us, "Minimum retransmission timeout, microseconds (default 2000)");
@@ -306,6 +312,120 @@ void mroce_conn_kick(struct mroce_conn *conn)
 
 static void mroce_conn_free(struct mroce_conn *conn);
 
+static u32 new_epoch(void)
+{
+	u32 epoch;
+
+	do {
+		epoch = get_random_u32();
+	} while (!epoch);
+	return epoch;
+}
+
+/**
+ * mroce_conn_restart_paths() - every path's sequence space starts over
+ * @conn: the connection, locked
+ * @keep: says which packets in flight are sent again (their struct
+ *	mroce_seg); the others are dropped
+ *
+ * For a new pair of epochs (Documentation/wire-protocol.rst, "Connections
+ * and epochs"): the receive windows are cleared and no ACK is owed.
+ */
+void mroce_conn_restart_paths(struct mroce_conn *conn,
+			      bool (*keep)(void *ctx, void *arg))
+{
+	unsigned int i;
+
+	memset(conn->rx, 0, sizeof(conn->rx));
+	bitmap_zero(conn->ack_due, MROCE_MAX_PATHS);
+	for (i = 0; i < conn->npaths; i++) {
+		struct mroce_path *path = &conn->path[i];
+
+		path->nresend = mroce_txpath_restart(&path->tx, keep,
+						     mroce_stream_seg_acked,
+						     NULL, path->resend);
+	}
+}
+
+/**
+ * mroce_conn_idle() - the last stream left the connection
+ * @conn: the connection, locked
+ *
+ * The reaper frees it once it has lingered this long with no stream.
+ */
+void mroce_conn_idle(struct mroce_conn *conn)
+{
+	unsigned int linger = READ_ONCE(mroce_conn_linger_s);
+
+	conn->idle_us = mroce_now_us();
+	if (linger)
+		mod_delayed_work(mroce_wq, &conn->mdev->reap_work, linger * HZ);
+}
+
+static bool keep_none(void *ctx, void *arg)
+{
+	return false;
+}
+
+/*
+ * Forget a connection that lingered idle: what it still had in flight
+ * belonged to queue pairs that are gone.  It becomes a new incarnation (a
+ * new epoch, the peer's unknown), so that if a queue pair takes it up again
+ * before it is freed, the peer learns the restart from the next HELLO.
+ */
+static void mroce_conn_forget(struct mroce_conn *conn)
+{
+	mroce_conn_restart_paths(conn, keep_none);
+	conn->epoch = new_epoch();
+	conn->peer_epoch = 0;
+	conn->hello_due_us = 0;
+}
+
+static void mroce_conn_reap(struct work_struct *work)
+{
+	struct mroce_dev *mdev = container_of(to_delayed_work(work),
+					      struct mroce_dev, reap_work);
+	u64 linger = (u64)READ_ONCE(mroce_conn_linger_s) * USEC_PER_SEC;
+	u64 now = mroce_now_us(), next = 0;
+	struct mroce_conn *conn;
+	struct hlist_node *tmp;
+	unsigned int bkt;
+
+	if (!linger)
+		return;
+	spin_lock_bh(&mdev->conn_lock);
+	hash_for_each_safe(mdev->conns, bkt, tmp, conn, node) {
+		bool gone = false;
+
+		spin_lock(&conn->lock);
+		if (list_empty(&conn->streams) && conn->idle_us) {
+			if (now - conn->idle_us >= linger) {
+				mroce_conn_forget(conn);
+				/*
+				 * Freed if no one else holds it: a stream
+				 * about to attach took its reference under
+				 * conn_lock, which we hold.
+				 */
+				gone = kref_read(&conn->ref) == 1;
+				conn->idle_us = now;
+			} else if (!next || conn->idle_us + linger < next) {
+				next = conn->idle_us + linger;
+			}
+		}
+		spin_unlock(&conn->lock);
+		if (gone) {
+			hash_del_rcu(&conn->node);
+			mdev->nconns--;
+			mroce_count(mdev, MROCE_CNT_REAPED, 1);
+			mroce_conn_put(conn);
+		}
+	}
+	spin_unlock_bh(&mdev->conn_lock);
+	if (next)
+		mod_delayed_work(mroce_wq, &mdev->reap_work,
+				 usecs_to_jiffies(next - now) + 1);
+}
+
 static void mroce_conn_free_work(struct work_struct *work)
 {
 	mroce_conn_free(container_of(to_rcu_work(work), struct mroce_conn,
@@ -343,9 +463,7 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 	conn->ipv4 = ipv6_addr_v4mapped(raddr);
 	for (i = 0; i < n; i++)
 		pick_sport(conn, &conn->path[i], 0);
-	do {
-		conn->epoch = get_random_u32();
-	} while (!conn->epoch);
+	conn->epoch = new_epoch();
 	INIT_LIST_HEAD(&conn->streams);
 	INIT_LIST_HEAD(&conn->tx_streams);
 	INIT_LIST_HEAD(&conn->ack_streams);
@@ -443,6 +561,7 @@ void mroce_conn_init(struct mroce_dev *mdev)
 {
 	hash_init(mdev->conns);
 	spin_lock_init(&mdev->conn_lock);
+	INIT_DELAYED_WORK(&mdev->reap_work, mroce_conn_reap);
 }
 
 /* Device teardown: every QP is gone, so no stream holds a connection. */
@@ -452,6 +571,7 @@ void mroce_conn_cleanup(struct mroce_dev *mdev)
 	struct mroce_conn *conn;
 	unsigned int bkt;
 
+	cancel_delayed_work_sync(&mdev->reap_work);
 	spin_lock_bh(&mdev->conn_lock);
 	hash_for_each_safe(mdev->conns, bkt, tmp, conn, node) {
 		hash_del_rcu(&conn->node);

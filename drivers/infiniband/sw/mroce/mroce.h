@@ -62,6 +62,7 @@ extern struct workqueue_struct *mroce_wq;
  * @conns: connections by addresses, RCU for readers
  * @conn_lock: protects @conns and @nconns for writers
  * @nconns: connections in @conns
+ * @reap_work: frees connections idle for longer than the linger
  * @counters: enum mroce_counter
  * @path_counters: enum mroce_path_counter per path id
  */
@@ -92,6 +93,7 @@ struct mroce_dev {
 	DECLARE_HASHTABLE(conns, 8);
 	spinlock_t conn_lock;	/* writers of conns */
 	unsigned int nconns;
+	struct delayed_work reap_work;
 	atomic64_t counters[MROCE_NUM_COUNTERS];
 	atomic64_t path_counters[MROCE_MAX_PATHS][MROCE_NUM_PATH_COUNTERS];
 };

@@ -55,21 +55,12 @@ static bool restart_keeps(void *ctx, void *arg)
 static void rx_restart(struct mroce_conn *conn)
 {
 	struct mroce_stream *s;
-	unsigned int i;
 
 	list_for_each_entry(s, &conn->streams, conn_node) {
 		if (s->heard)
 			mroce_stream_fail(s, IB_WC_WR_FLUSH_ERR);
 	}
-	memset(conn->rx, 0, sizeof(conn->rx));
-	bitmap_zero(conn->ack_due, MROCE_MAX_PATHS);
-	for (i = 0; i < conn->npaths; i++) {
-		struct mroce_path *path = &conn->path[i];
-
-		path->nresend = mroce_txpath_restart(&path->tx, restart_keeps,
-						     mroce_stream_seg_acked,
-						     NULL, path->resend);
-	}
+	mroce_conn_restart_paths(conn, restart_keeps);
 	mroce_count(conn->mdev, MROCE_CNT_PEER_RESTARTS, 1);
 }
 

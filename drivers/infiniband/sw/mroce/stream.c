@@ -222,6 +222,7 @@ int mroce_stream_attach(struct mroce_stream *s, struct mroce_conn *conn)
 	kref_get(&conn->ref);
 	spin_lock_bh(&conn->lock);
 	s->conn = conn;
+	conn->idle_us = 0;
 	list_add_tail(&s->conn_node, &conn->streams);
 	mroce_conn_spread(conn);
 	spin_unlock_bh(&conn->lock);
@@ -242,6 +243,8 @@ void mroce_stream_detach(struct mroce_stream *s)
 		mroce_resp_free(resp);
 	/* Packets in flight keep the stream, but no longer its QP. */
 	s->qp = NULL;
+	if (list_empty(&conn->streams))
+		mroce_conn_idle(conn);
 	spin_unlock_bh(&conn->lock);
 }
 

@@ -81,6 +81,7 @@ struct mroce_path {
  * @peer_epoch: the peer's epoch, 0 until known
  * @hello_due_us: when to send the next HELLO while @peer_epoch is 0
  * @streams: attached streams
+ * @idle_us: when the last stream left; 0 while one is attached
  * @tx_streams: streams with something to send
  * @ack_streams: streams whose progress the peer has not been told
  * @ack_due: the peer's paths owed an ACK, sent by the next send pass
@@ -105,6 +106,7 @@ struct mroce_conn {
 	u32 peer_epoch;
 	u64 hello_due_us;
 	struct list_head streams;
+	u64 idle_us;
 	struct list_head tx_streams;
 	struct list_head ack_streams;
 	DECLARE_BITMAP(ack_due, MROCE_MAX_PATHS);
@@ -326,6 +328,9 @@ void mroce_conn_cleanup(struct mroce_dev *mdev);
 u64 mroce_now_us(void);
 unsigned int mroce_conn_npaths(void);
 unsigned int mroce_conn_limit(void);
+void mroce_conn_restart_paths(struct mroce_conn *conn,
+			      bool (*keep)(void *ctx, void *arg));
+void mroce_conn_idle(struct mroce_conn *conn);
 
 /* send.c */
 void mroce_tx_work(struct work_struct *work);
