@@ -356,10 +356,19 @@ void mroce_conn_restart_paths(struct mroce_conn *conn,
 void mroce_conn_idle(struct mroce_conn *conn)
 {
 	unsigned int linger = READ_ONCE(mroce_conn_linger_s);
+	struct delayed_work *reap = &conn->mdev->reap_work;
 
 	conn->idle_us = mroce_now_us();
-	if (linger)
-		mod_delayed_work(mroce_wq, &conn->mdev->reap_work, linger * HZ);
+	if (!linger)
+		return;
+	/*
+	 * Bring a pending reap forward, never put it off: connections going
+	 * idle one after another must not starve the reaper.  (A racy look
+	 * at the timer: at worst the reaper runs early and sets it again.)
+	 */
+	if (!delayed_work_pending(reap) ||
+	    time_after(READ_ONCE(reap->timer.expires), jiffies + linger * HZ))
+		mod_delayed_work(mroce_wq, reap, linger * HZ);
 }
 
 static bool keep_none(void *ctx, void *arg)
