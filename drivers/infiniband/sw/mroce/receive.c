@@ -43,7 +43,8 @@ static bool restart_keeps(void *ctx, void *arg)
 {
 	const struct mroce_seg *seg = ctx;
 
-	return !seg->stream->error;
+	/* A detached stream's queue pair is gone: its packets are too. */
+	return seg->stream->qp && !seg->stream->error;
 }
 
 /*
