@@ -19,7 +19,7 @@ void mroce_verbs_init(struct mroce_dev *mdev)
 	atomic_set(&mdev->srq_count, 0);
 	atomic_set(&mdev->mw_count, 0);
 	xa_init_flags(&mdev->qps, XA_FLAGS_ALLOC | XA_FLAGS_LOCK_BH);
-	xa_init_flags(&mdev->ahs, XA_FLAGS_ALLOC1);
+	xa_init_flags(&mdev->ahs, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_IRQ);
 	spin_lock_init(&mdev->atomic_lock);
 	mroce_mr_init(mdev);
 	mroce_conn_init(mdev);
@@ -69,6 +69,37 @@ static int mroce_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 }
 
 /*
+ * The AH table.  Kernel consumers create and destroy address handles in
+ * any context, interrupts off included (the CM frees its MADs' handles
+ * under an irq-safe lock), so its lock is irq-safe everywhere; only a
+ * sleepable create may allocate with GFP_KERNEL, the lock dropped.
+ */
+static int mroce_ah_insert(struct mroce_dev *mdev, struct mroce_ah *ah,
+			   struct mroce_av *av, bool sleepable)
+{
+	unsigned long flags;
+	int err;
+
+	if (sleepable)
+		return xa_alloc_cyclic_irq(&mdev->ahs, &ah->num, av, xa_limit_32b,
+					   &mdev->ah_next, GFP_KERNEL);
+	xa_lock_irqsave(&mdev->ahs, flags);
+	err = __xa_alloc_cyclic(&mdev->ahs, &ah->num, av, xa_limit_32b,
+				&mdev->ah_next, GFP_ATOMIC);
+	xa_unlock_irqrestore(&mdev->ahs, flags);
+	return err;
+}
+
+static void mroce_ah_remove(struct mroce_dev *mdev, struct mroce_ah *ah)
+{
+	unsigned long flags;
+
+	xa_lock_irqsave(&mdev->ahs, flags);
+	__xa_erase(&mdev->ahs, ah->num);
+	xa_unlock_irqrestore(&mdev->ahs, flags);
+}
+
+/*
  * An address handle names an IP destination; the route is looked up when
  * a datagram is sent, like the connection's paths do.  The number goes
  * back to userspace, whose send requests name the handle by it.
@@ -78,7 +109,7 @@ static int mroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 {
 	struct mroce_dev *mdev = to_mdev(ibah->device);
 	struct mroce_ah *ah = to_mah(ibah);
-	gfp_t gfp = init->flags & RDMA_CREATE_AH_SLEEPABLE ? GFP_KERNEL : GFP_ATOMIC;
+	bool sleepable = init->flags & RDMA_CREATE_AH_SLEEPABLE;
 	const struct ib_global_route *grh;
 	struct mroce_create_ah_resp resp = {};
 	struct mroce_av *av;
@@ -93,7 +124,7 @@ static int mroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		return -EINVAL;
 	if (!atomic_add_unless(&mdev->ah_count, 1, MROCE_MAX_AH))
 		return -ENOMEM;
-	av = kzalloc(sizeof(*av), gfp);
+	av = kzalloc(sizeof(*av), sleepable ? GFP_KERNEL : GFP_ATOMIC);
 	if (!av) {
 		err = -ENOMEM;
 		goto err_count;
@@ -101,8 +132,7 @@ static int mroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 	av->pd = ibah->pd;
 	memcpy(&av->laddr, grh->sgid_attr->gid.raw, sizeof(av->laddr));
 	memcpy(&av->raddr, grh->dgid.raw, sizeof(av->raddr));
-	err = xa_alloc_cyclic(&mdev->ahs, &ah->num, av, xa_limit_32b,
-			      &mdev->ah_next, gfp);
+	err = mroce_ah_insert(mdev, ah, av, sleepable);
 	if (err < 0)
 		goto err_av;
 	ah->av = av;
@@ -118,7 +148,7 @@ static int mroce_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 
 err_num:
 	rdma_destroy_ah_attr(&ah->attr);
-	xa_erase(&mdev->ahs, ah->num);
+	mroce_ah_remove(mdev, ah);
 err_av:
 	kfree(av);
 err_count:
@@ -143,7 +173,7 @@ static int mroce_destroy_ah(struct ib_ah *ibah, u32 flags)
 	struct mroce_dev *mdev = to_mdev(ibah->device);
 	struct mroce_ah *ah = to_mah(ibah);
 
-	xa_erase(&mdev->ahs, ah->num);
+	mroce_ah_remove(mdev, ah);
 	/* A send may still be reading it. */
 	kfree_rcu(ah->av, rcu);
 	rdma_destroy_ah_attr(&ah->attr);
