@@ -9,7 +9,8 @@
 # every byte verified and no error; the paths caught on link 0 had their
 # timed-out packets detoured and were re-rolled; after the repair, route
 # probes moved them back (route_returns), and link 0 carries its share
-# of the data again; no kernel warnings.
+# of the data again; then, with link 0 dead again, VM1's device restarts
+# and a new transfer must complete; no kernel warnings.
 #   scripts/vm run --vms 2 --links 2 --module .../mroce.ko -- tests/vm/paths.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,7 +36,9 @@ gid=$(vm_gid_index "$dev" mp) || t_give_up "no RoCE v2 GID for $(vm_mp_addr "$me
 vm_barrier routes || t_give_up "the peer never set up its routes"
 t_run "peer reachable over the ECMP route" vm_ping -c 1 -w 10 "$(vm_mp_addr "$(vm_peer)")"
 
-args=(-d "$dev" -g "$gid" -q 8 -n "${PATHS_MSGS:-4000}" -S 7 -t 300)
+# A debug kernel (MROCE_VM_SLOW) moves a fraction of the data in the time.
+slow=${MROCE_VM_SLOW:-1}
+args=(-d "$dev" -g "$gid" -q 8 -n "${PATHS_MSGS:-$((4000 / slow))}" -S 7 -t $((300 * slow)))
 [[ $me -eq 0 ]] || args+=("$(vm_mp_addr 0)")
 log=$MROCE_VM_OUT/paths-verify.vm$me.log
 snap=$(vm_counters "$dev")
@@ -105,6 +108,34 @@ for c in detoured_resends entropy_rerolls route_probes route_returns; do
 	fi
 done
 vm_barrier done 120
+
+# A restart behind a dead route: with link 0 black-holed both ways, VM1
+# deletes and adds its device (a new epoch).  The HELLOs that make the new
+# connection take the paths in turn (HELLO-SPRAY), so those sent by a
+# path routed over link 1 get through and a new transfer completes while
+# link 0 is still dead.
+t_run "link 0 black-holed again" tc qdisc add dev eth0 root netem loss 100%
+vm_barrier hole-again 120
+if [[ $me -eq 1 ]]; then
+	relink() {
+		rdma link del "$dev" && rdma link add "$dev" type mroce netdev dum0 &&
+			gid=$(vm_gid_index "$dev" mp)
+	}
+	t_run "VM1 deletes and adds $dev" relink
+fi
+vm_barrier relinked 120
+args=(-d "$dev" -g "$gid" -q 4 -n 50 -S 8 -p 18516 -t $((120 * slow)))
+# The setup connection goes straight over link 1 (not the ECMP route,
+# whose link 0 neighbour has failed by now); the GIDs stay the ECMP ones.
+[[ $me -eq 0 ]] || args+=("$(vm_ip 0 1)")
+log=$MROCE_VM_OUT/paths-restart.vm$me.log
+if "$bin" "${args[@]}" >"$log" 2>&1; then
+	t_ok "after the restart, mroce-verify completes with link 0 still dead"
+else
+	t_fail "after the restart, mroce-verify completes with link 0 still dead" "$(tail -n 5 "$log")"
+fi
+tc qdisc del dev eth0 root
+vm_barrier done-again 120
 
 t_run "kernel log free of warnings" sh -c '! dmesg | grep -E "WARNING:|BUG:|Oops|refcount_t"'
 t_done

@@ -177,6 +177,8 @@ static void tx_acks(struct mroce_conn *conn, struct sk_buff_head *q)
  * mroce_build_hello() - a HELLO carrying both epochs as known
  * @conn: the connection, locked
  *
+ * Each HELLO takes the next path's route (HELLO-SPRAY in the spec).
+ *
  * Return: the packet, or NULL.
  */
 struct sk_buff *mroce_build_hello(struct mroce_conn *conn)
@@ -185,7 +187,8 @@ struct sk_buff *mroce_build_hello(struct mroce_conn *conn)
 		.type = MROCE_PKT_HELLO,
 		.paths = conn->npaths,
 	};
-	struct sk_buff *skb = mroce_alloc_skb(MROCE_HELLO_LEN, 0, false);
+	struct sk_buff *skb = mroce_alloc_skb(MROCE_HELLO_LEN,
+					      conn->rr_path++ % conn->npaths, false);
 
 	if (!skb)
 		return NULL;

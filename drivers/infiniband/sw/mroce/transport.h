@@ -89,7 +89,7 @@ struct mroce_path {
  * @tx_work: the send engine
  * @npaths: number of paths
  * @free_work: frees the connection after an RCU grace period
- * @rr_path: rotates the path scan, so equal paths take turns
+ * @rr_path: rotates the path scan, so equal paths take turns, and HELLOs
  * @detour_rr: rotates the choice of route for detoured resends
  * @rx: receive side of each of the peer's paths (it may use more than we do)
  * @path: the paths
