@@ -5,6 +5,10 @@
 #   make         build mroce.ko and the provider (libmroce-rdmav34.so)
 #   make check   lint + KUnit + the VM integration suite
 #   make check-pyverbs  rdma-core's pyverbs suite on rxe and mroce, compared
+#   make debug-kernel   build Debian's 6.1 with KASAN, lockdep, kmemleak, ...
+#   make check-debug    the VM suites on that kernel; any kernel report fails
+#   make soak    two VMs, mroce-verify under impairments, flaps and restarts
+#                for MROCE_SOAK_SECS (default 1800)
 #   make demo    two VMs: mroce and rxe side by side, lossless and at 1% loss
 #   make install / make uninstall   the module (updates/, depmod) and the
 #                userspace unmodified programs need; see scripts/install
@@ -13,7 +17,7 @@
 
 MODULE := drivers/infiniband/sw/mroce/mroce.ko
 
-.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-paths bench-profile clean
+.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-paths bench-profile clean
 
 all: module provider verify
 
@@ -44,6 +48,17 @@ check:
 
 check-pyverbs: all
 	scripts/vm-tests pyverbs
+
+# Cached in ~/.cache/mroce/debug-kernel (MROCE_CACHE), outside the clone,
+# like the KUnit build.
+debug-kernel:
+	scripts/debug-kernel
+
+check-debug: all
+	scripts/check-debug
+
+soak: all
+	scripts/vm-tests soak
 
 demo:
 	scripts/demo

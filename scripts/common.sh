@@ -6,6 +6,9 @@
 # KVER         the kernel release the module is built for and the VMs boot
 #              (default: the newest Debian 6.1 release, the first of
 #              MROCE_KSERIES; MROCE_KVER is the same for scripts/vm)
+# MROCE_KROOT  a root holding boot/ and lib/modules/ of a kernel that is not
+#              installed on the host (the debug kernel, scripts/debug-kernel);
+#              empty: the host's /boot and /lib/modules
 
 MROCE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MROCE_CACHE=${MROCE_CACHE:-${HOME:-/root}/.cache/mroce}
@@ -14,6 +17,7 @@ LINUX_SRC_VER=6.1
 # (linux-image-amd64) and 6.12 (linux-image-6.12-amd64).  The first is the
 # default; the others are built and tested with KVER set.
 MROCE_KSERIES=(6.1 6.12)
+MROCE_KROOT=${MROCE_KROOT:-}
 
 die() {
 	echo "error: $*" >&2
@@ -49,6 +53,12 @@ mroce_kdir() {
 		return
 	fi
 	local d
+	if [ -n "$MROCE_KROOT" ]; then
+		d=$MROCE_KROOT/lib/modules/$(mroce_kver)/build
+		[ -d "$d" ] || die "$d missing: run scripts/debug-kernel"
+		echo "$d"
+		return
+	fi
 	d=/usr/src/linux-headers-$(mroce_kver)
 	[ -d "$d" ] || die "$d missing: install linux-headers-$(mroce_kver)"
 	echo "$d"
