@@ -6,7 +6,7 @@
  * kernel, or read dmesg afterwards), and that every call that must succeed
  * does.
  *
- *   mroce-race -d DEV [-s SECONDS] [-p PAIRS]
+ *   mroce-race -d DEV [-s SECONDS] [-p PAIRS] [-l]
  *
  * Each of PAIRS (default 2) QP pairs is two RC QPs of DEV connected to each
  * other through the device's own IPv4 address, with three threads:
@@ -20,10 +20,16 @@
  *             and type 1 MWs beside all of them
  *
  * The doorbells of A (post_send, post_recv) thus run beside its moves to
- * RESET, which detach and free its transport state.  At the end every
- * object is destroyed and a line of counts is printed:
+ * RESET, which detach and free its transport state.
  *
- *   race: ok: M modify cycles, P posts (R refused), C completions, K churns
+ * -l (lifecycle): the device's link goes down, its netdev goes or the device
+ * is deleted while the threads run.  A modify or create that fails is then
+ * counted ("lost") instead of failing the run, and the thread goes on; every
+ * destroy must still succeed, and the run must end on time.
+ *
+ * At the end every object is destroyed and a line of counts is printed:
+ *
+ *   race: ok: M modify cycles, P posts (R refused), C completions, K churns, L lost
  *   race: FAIL: REASON
  *
  * Exit status: 0 ok, 1 a call that must succeed failed, 2 usage or setup.
@@ -41,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "oob.h"
 
@@ -63,7 +70,8 @@ static struct ibv_pd *pd;
 static struct ibv_gid_entry gid;
 static double deadline;
 static atomic_bool failed;
-static atomic_uint_fast64_t posts, refused, completions, churns;
+static atomic_uint_fast64_t posts, refused, completions, churns, lost;
+static bool lifecycle;
 
 static void failf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void failf(const char *fmt, ...)
@@ -97,6 +105,21 @@ static bool running(void)
 	return !atomic_load(&failed) && now() < deadline;
 }
 
+/*
+ * A create or modify failed: a failure of the run, unless -l lets the
+ * device change under the threads; then it is counted and the caller backs
+ * off for a moment (the failure is likely to repeat until the link is back).
+ */
+static void lose(const char *what, unsigned int qpn, int err)
+{
+	if (!lifecycle) {
+		failf("%s (QP %u): %s", what, qpn, strerror(err));
+		return;
+	}
+	atomic_fetch_add(&lost, 1);
+	usleep(1000);
+}
+
 static struct ibv_qp *create_qp(struct ibv_cq *cq, struct ibv_srq *srq)
 {
 	struct ibv_qp_init_attr init = {
@@ -115,62 +138,6 @@ static struct ibv_qp *create_qp(struct ibv_cq *cq, struct ibv_srq *srq)
 	return ibv_create_qp(pd, &init);
 }
 
-/* Move qp to state, connected to the QP numbered dest: 0 or an errno. */
-static int move(struct ibv_qp *qp, enum ibv_qp_state state, uint32_t dest)
-{
-	struct ibv_qp_attr a = { .qp_state = state };
-	int mask = IBV_QP_STATE;
-
-	switch (state) {
-	case IBV_QPS_INIT:
-		a.pkey_index = 0;
-		a.port_num = 1;
-		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
-		break;
-	case IBV_QPS_RTR:
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = dest;
-		a.rq_psn = 0;
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 1;
-		a.ah_attr = (struct ibv_ah_attr){
-			.is_global = 1,
-			.port_num = 1,
-			.grh = { .dgid = gid.gid, .sgid_index = gid.gid_index,
-				 .hop_limit = 64 },
-		};
-		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			IBV_QP_MIN_RNR_TIMER;
-		break;
-	case IBV_QPS_RTS:
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.sq_psn = 0;
-		a.max_rd_atomic = 1;
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
-		break;
-	default:
-		break;
-	}
-	return ibv_modify_qp(qp, &a, mask);
-}
-
-static int connect_qp(struct ibv_qp *qp, uint32_t dest)
-{
-	int err;
-
-	err = move(qp, IBV_QPS_INIT, 0);
-	if (!err)
-		err = move(qp, IBV_QPS_RTR, dest);
-	if (!err)
-		err = move(qp, IBV_QPS_RTS, 0);
-	return err;
-}
-
 static void *modifier(void *arg)
 {
 	static const enum ibv_qp_state cycle[] = {
@@ -182,21 +149,18 @@ static void *modifier(void *arg)
 
 	while (running()) {
 		for (i = 0; i < ARRAY_SIZE(cycle); i++) {
-			err = move(p->a, cycle[i], p->b->qp_num);
-			if (err) {
-				failf("modify of QP %u to state %d: %s",
-				      p->a->qp_num, cycle[i], strerror(err));
-				return NULL;
-			}
+			err = rc_move(p->a, cycle[i], p->b->qp_num, &gid);
+			if (err)
+				break;
 		}
 		/* Every third cycle through ERR, the others straight back. */
-		if (p->cycles % 3 == 0) {
-			err = move(p->a, IBV_QPS_ERR, 0);
-			if (err) {
-				failf("modify of QP %u to ERR: %s",
-				      p->a->qp_num, strerror(err));
+		if (!err && p->cycles % 3 == 0)
+			err = rc_move(p->a, IBV_QPS_ERR, 0, &gid);
+		if (err) {
+			lose("a modify of the cycle", p->a->qp_num, err);
+			if (!lifecycle)
 				return NULL;
-			}
+			continue;
 		}
 		p->cycles++;
 	}
@@ -267,11 +231,12 @@ static void *churn(void *arg)
 		struct ibv_mw *mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
 		struct ibv_qp *qp = cq && srq ? create_qp(cq, srq) : NULL;
 
+		int err = errno;
+
 		if (!cq || !srq || !mr || !mw || !qp)
-			failf("churn: creating an object failed: %s",
-			      strerror(errno));
-		else if (connect_qp(qp, qp->qp_num))
-			failf("churn: connecting a fresh QP failed");
+			lose("churn: creating an object", 0, err);
+		else if ((err = rc_connect(qp, qp->qp_num, &gid)))
+			lose("churn: connecting a fresh QP", qp->qp_num, err);
 		if (qp && ibv_destroy_qp(qp))
 			failf("churn: ibv_destroy_qp");
 		if (mw && ibv_dealloc_mw(mw))
@@ -299,7 +264,7 @@ static void pair_create(struct pair *p)
 	p->b = create_qp(p->cq_b, NULL);
 	if (!p->a || !p->b)
 		setup_fail("ibv_create_qp: %s", strerror(errno));
-	if (connect_qp(p->b, p->a->qp_num))
+	if (rc_connect(p->b, p->a->qp_num, &gid))
 		setup_fail("connecting QP %u", p->b->qp_num);
 }
 
@@ -314,7 +279,7 @@ static void pair_destroy(struct pair *p)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: mroce-race -d DEV [-s SECONDS] [-p PAIRS]\n");
+	fprintf(stderr, "usage: mroce-race -d DEV [-s SECONDS] [-p PAIRS] [-l]\n");
 	exit(EXIT_SETUP);
 }
 
@@ -330,7 +295,7 @@ int main(int argc, char **argv)
 	uint8_t *churn_buf;
 	int opt, n;
 
-	while ((opt = getopt(argc, argv, "d:s:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:s:p:l")) != -1) {
 		switch (opt) {
 		case 'd':
 			dev = optarg;
@@ -340,6 +305,9 @@ int main(int argc, char **argv)
 			break;
 		case 'p':
 			npairs = atoi(optarg);
+			break;
+		case 'l':
+			lifecycle = true;
 			break;
 		default:
 			usage();
@@ -383,13 +351,14 @@ int main(int argc, char **argv)
 	if (ibv_dealloc_pd(pd) || ibv_close_device(ctx))
 		failf("closing the device");
 	free(churn_buf);
-	if (!cycles)
+	if (!cycles && !lifecycle)
 		failf("no modify cycle completed in %.0f s", secs);
 	if (atomic_load(&failed))
 		return EXIT_FAIL;
 	printf("race: ok: %" PRIu64 " modify cycles, %" PRIuFAST64 " posts (%" PRIuFAST64
-	       " refused), %" PRIuFAST64 " completions, %" PRIuFAST64 " churns\n",
+	       " refused), %" PRIuFAST64 " completions, %" PRIuFAST64 " churns, %"
+	       PRIuFAST64 " lost\n",
 	       cycles, atomic_load(&posts), atomic_load(&refused),
-	       atomic_load(&completions), atomic_load(&churns));
+	       atomic_load(&completions), atomic_load(&churns), atomic_load(&lost));
 	return 0;
 }

@@ -254,3 +254,59 @@ const char *qp_state_str(struct ibv_qp *qp)
 		return "?";
 	return attr.qp_state < ARRAY_SIZE(names) ? names[attr.qp_state] : "?";
 }
+
+int rc_move(struct ibv_qp *qp, enum ibv_qp_state state, uint32_t dest,
+	    const struct ibv_gid_entry *gid)
+{
+	struct ibv_qp_attr a = { .qp_state = state };
+	int mask = IBV_QP_STATE;
+
+	switch (state) {
+	case IBV_QPS_INIT:
+		a.pkey_index = 0;
+		a.port_num = 1;
+		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+		mask |= IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+		break;
+	case IBV_QPS_RTR:
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = dest;
+		a.rq_psn = 0;
+		a.max_dest_rd_atomic = 1;
+		a.min_rnr_timer = 1;
+		a.ah_attr = (struct ibv_ah_attr){
+			.is_global = 1,
+			.port_num = 1,
+			.grh = { .dgid = gid->gid, .sgid_index = gid->gid_index,
+				 .hop_limit = 64 },
+		};
+		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			IBV_QP_MIN_RNR_TIMER;
+		break;
+	case IBV_QPS_RTS:
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.sq_psn = 0;
+		a.max_rd_atomic = 1;
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC;
+		break;
+	default:
+		break;
+	}
+	return ibv_modify_qp(qp, &a, mask);
+}
+
+int rc_connect(struct ibv_qp *qp, uint32_t dest, const struct ibv_gid_entry *gid)
+{
+	int err;
+
+	err = rc_move(qp, IBV_QPS_INIT, 0, gid);
+	if (!err)
+		err = rc_move(qp, IBV_QPS_RTR, dest, gid);
+	if (!err)
+		err = rc_move(qp, IBV_QPS_RTS, 0, gid);
+	return err;
+}

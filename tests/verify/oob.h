@@ -4,7 +4,8 @@
  * channel (listen/accept, connect, whole-buffer send and receive bounded by
  * a deadline), big-endian encoding of its records, the monotonic clock the
  * deadlines use, the choice of the IPv4-mapped RoCE v2 GID that both sides
- * exchange over it, and a QP state name for diagnostics.
+ * exchange over it, the moves of a loopback RC QP to RTS (mroce-race,
+ * mroce-cycle), and a QP state name for diagnostics.
  *
  * Nothing here prints or exits: each program reports failures in its own
  * words, from the return values and errno.
@@ -77,6 +78,17 @@ bool gid_is_ipv4(const union ibv_gid *gid);
  */
 bool find_ipv4_roce_gid(struct ibv_context *ctx, uint32_t port, int tbl_len,
 			double give_up, struct ibv_gid_entry *e);
+
+/*
+ * Move an RC QP of port 1 to state; RTR connects it to QP number dest at
+ * gid (both its source and its destination: a loopback through one of the
+ * device's own addresses).  0 or an errno.
+ */
+int rc_move(struct ibv_qp *qp, enum ibv_qp_state state, uint32_t dest,
+	    const struct ibv_gid_entry *gid);
+
+/* RESET -> INIT -> RTR -> RTS with rc_move(): 0 or an errno. */
+int rc_connect(struct ibv_qp *qp, uint32_t dest, const struct ibv_gid_entry *gid);
 
 /* "RESET" ... "ERR", or "?". */
 const char *qp_state_str(struct ibv_qp *qp);
