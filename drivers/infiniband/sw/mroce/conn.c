@@ -495,6 +495,14 @@ static void mroce_conn_free(struct mroce_conn *conn)
 {
 	unsigned int i;
 
+	/*
+	 * The send work arms the timer and the timer queues the work: stop
+	 * the arming first (under the lock the work arms under), then the
+	 * timer, then the work it may have queued.
+	 */
+	spin_lock_bh(&conn->lock);
+	conn->dying = true;
+	spin_unlock_bh(&conn->lock);
 	hrtimer_cancel(&conn->timer);
 	cancel_work_sync(&conn->tx_work);
 	for (i = 0; i < conn->npaths; i++) {

@@ -718,7 +718,7 @@ static void tx_arm(struct mroce_conn *conn, u64 now)
 		if (d && (!t || d < t))
 			t = d;
 	}
-	if (!t)
+	if (!t || conn->dying)
 		return;
 	hrtimer_start(&conn->timer, ns_to_ktime((t > now ? t - now : 1) * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_SOFT);

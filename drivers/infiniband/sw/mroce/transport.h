@@ -87,6 +87,7 @@ struct mroce_path {
  * @ack_due: the peer's paths owed an ACK, sent by the next send pass
  * @timer: fires at the earliest path deadline; schedules @tx_work
  * @tx_work: the send engine
+ * @dying: being freed: @tx_work arms @timer no more
  * @npaths: number of paths
  * @free_work: frees the connection after an RCU grace period
  * @rr_path: rotates the path scan, so equal paths take turns, and HELLOs
@@ -112,6 +113,7 @@ struct mroce_conn {
 	DECLARE_BITMAP(ack_due, MROCE_MAX_PATHS);
 	struct hrtimer timer;
 	struct work_struct tx_work;
+	bool dying;
 	unsigned int npaths;
 	struct rcu_work free_work;
 	unsigned int rr_path;
