@@ -9,7 +9,9 @@
 #   2. the same with the device deleted and added again, the module loaded;
 #   3. idle, the other way round: VM0 reloads, and a new pingpong works;
 #   4. with a 2-s linger, the connection goes once its last QP has, on both
-#      sides, and a new pingpong makes a new one.
+#      sides, and a new pingpong makes a new one;
+#   5. under traffic, VM1's address moves to another host (a namespace with
+#      its own MAC and mroce device): VM0's old QP fails, new ones work.
 # Both sides check their counters: the side that stayed counts the peer's
 # restart.
 set -uo pipefail
@@ -74,8 +76,9 @@ crash_restart() {
 	fi
 	vm_barrier "restarted-$name" 180
 	start=$SECONDS
-	# shellcheck disable=SC2046
-	vm_pair "$name-new-pingpong" 120 ibv_rc_pingpong $(pp_args) -n 200
+	# (after an address move VM1's client runs in the new host's namespace)
+	vm_pair2 "$name-new-pingpong" 120 "ibv_rc_pingpong $(pp_args) -n 200" \
+		"${pp_prefix:-}ibv_rc_pingpong $(pp_args) -n 200 $(vm_ip 0)"
 	echo "$name: new pair done $((SECONDS - start)) s after the restart"
 	[ "$me" = 0 ] || return 0
 	end=$((SECONDS + 30))
@@ -119,6 +122,26 @@ t_run "the idle connection was reaped" sh -c "[ $(vm_counter "$dev" connections_
 vm_barrier reaped
 # shellcheck disable=SC2046
 vm_pair pingpong-after-reaping 120 ibv_rc_pingpong $(pp_args) -n 100
+
+# --- 5. the peer's address moves to another host ----------------------------
+# VM1 hands its address to "host C": a namespace with a macvlan of eth0
+# (a MAC of its own) and an mroce device of its own, announced by a
+# gratuitous ARP as a host taking over an address does.  For VM0 the peer
+# at that address restarted: its old QP must fail, new ones must work.
+move_address() {
+	ip netns add hostc &&
+		ip link add mvc link eth0 type macvlan mode bridge &&
+		ip link set mvc netns hostc &&
+		ip addr del "$(vm_ip 1)/24" dev eth0 &&
+		ip -n hostc addr add "$(vm_ip 1)/24" dev mvc &&
+		ip -n hostc link set lo up && ip -n hostc link set mvc up &&
+		ip netns exec hostc rdma link add mroce_c type mroce netdev mvc &&
+		dev=mroce_c && gid=$(vm_gid_index "$dev") &&
+		pp_prefix="ip netns exec hostc " || return 1
+	ip netns exec hostc busybox arping -U -c 2 -I mvc "$(vm_ip 1)" >/dev/null 2>&1
+	return 0
+}
+crash_restart address-move move_address
 t_run "kernel log free of warnings" sh -c '! dmesg | grep -E "WARNING:|BUG:|Oops|refcount_t"'
 vm_barrier done
 t_done
