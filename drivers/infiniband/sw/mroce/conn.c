@@ -24,8 +24,8 @@ unsigned int mroce_conn_npaths(void)
 }
 
 /*
- * Connections are freed only with the device (not yet reaped when idle),
- * so this bounds a device's memory for peers.
+ * Bounds a device's memory for peers: connections in use are freed only
+ * with the device, idle ones after conn_linger_s.
  */
 static unsigned int mroce_max_conns = MROCE_MAX_CONNS;
 module_param_named(max_conns, mroce_max_conns, uint, 0644);
