@@ -430,18 +430,9 @@ found:
 
 static void open_device(void)
 {
-	struct ibv_device **list;
-	int n;
-
-	list = ibv_get_device_list(&n);
-	if (!list)
-		die(EXIT_SETUP, "ibv_get_device_list: %s", strerror(errno));
-	for (int i = 0; i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), g.dev))
-			g.ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
+	g.ctx = open_device_named(g.dev);
 	if (!g.ctx)
-		die(EXIT_SETUP, "cannot open device %s", g.dev);
+		die(EXIT_SETUP, "cannot open device %s: %s", g.dev, strerror(errno));
 	if (ibv_query_device(g.ctx, &g.dev_attr))
 		die(EXIT_SETUP, "ibv_query_device: %s", strerror(errno));
 	if (ibv_query_port(g.ctx, 1, &g.port_attr))

@@ -161,10 +161,9 @@ int main(int argc, char **argv)
 	struct ibv_gid_entry peers[MAX_PEERS];
 	unsigned long cycles = 1000, i;
 	unsigned int npeers = 16, found;
-	struct ibv_device **list;
 	const char *dev = NULL;
 	double start;
-	int opt, n, rc = 0;
+	int opt, rc = 0;
 
 	while ((opt = getopt(argc, argv, "d:n:m:")) != -1) {
 		switch (opt) {
@@ -184,13 +183,9 @@ int main(int argc, char **argv)
 	if (!dev || !cycles || npeers < 1 || npeers > MAX_PEERS || optind != argc)
 		usage();
 
-	list = ibv_get_device_list(&n);
-	for (int k = 0; list && k < n; k++)
-		if (!strcmp(ibv_get_device_name(list[k]), dev))
-			ctx = ibv_open_device(list[k]);
-	ibv_free_device_list(list);
+	ctx = open_device_named(dev);
 	if (!ctx) {
-		fprintf(stderr, "cycle: setup: cannot open %s\n", dev);
+		fprintf(stderr, "cycle: setup: cannot open %s: %s\n", dev, strerror(errno));
 		return EXIT_SETUP;
 	}
 	pd = ibv_alloc_pd(ctx);

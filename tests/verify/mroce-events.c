@@ -813,9 +813,8 @@ static void test_port(const char *netdev)
 int main(int argc, char **argv)
 {
 	const char *devname = NULL, *netdev = NULL;
-	struct ibv_device **list;
 	struct ibv_port_attr port;
-	int i, n, opt;
+	int opt;
 
 	while ((opt = getopt(argc, argv, "d:n:")) != -1) {
 		if (opt == 'd')
@@ -829,14 +828,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s -d DEV [-n NETDEV]\n", argv[0]);
 		return EXIT_SETUP;
 	}
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), devname))
-			g.ctx = ibv_open_device(list[i]);
-	if (list)
-		ibv_free_device_list(list);
+	g.ctx = open_device_named(devname);
 	if (!g.ctx) {
-		fprintf(stderr, "cannot open %s\n", devname);
+		fprintf(stderr, "cannot open %s: %s\n", devname, strerror(errno));
 		return EXIT_SETUP;
 	}
 	g.pd = ibv_alloc_pd(g.ctx);

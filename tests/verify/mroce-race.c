@@ -287,13 +287,12 @@ int main(int argc, char **argv)
 {
 	pthread_t mod[MAX_PAIRS], post[MAX_PAIRS], churner;
 	struct pair pairs[MAX_PAIRS] = {};
-	struct ibv_device **list;
 	const char *dev = NULL;
 	unsigned int npairs = 2, i;
 	uint64_t cycles = 0;
 	double secs = 10;
 	uint8_t *churn_buf;
-	int opt, n;
+	int opt;
 
 	while ((opt = getopt(argc, argv, "d:s:p:l")) != -1) {
 		switch (opt) {
@@ -316,13 +315,9 @@ int main(int argc, char **argv)
 	if (!dev || secs <= 0 || npairs < 1 || npairs > MAX_PAIRS || optind != argc)
 		usage();
 
-	list = ibv_get_device_list(&n);
-	for (i = 0; list && i < (unsigned int)n; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), dev))
-			ctx = ibv_open_device(list[i]);
+	ctx = open_device_named(dev);
 	if (!ctx)
-		setup_fail("cannot open %s", dev);
-	ibv_free_device_list(list);
+		setup_fail("cannot open %s: %s", dev, strerror(errno));
 	pd = ibv_alloc_pd(ctx);
 	churn_buf = calloc(1, BUF_SIZE);
 	if (!pd || !churn_buf)

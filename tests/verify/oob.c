@@ -226,6 +226,28 @@ bool gid_is_ipv4(const union ibv_gid *gid)
 	return !memcmp(gid->raw, prefix, sizeof(prefix));
 }
 
+struct ibv_context *open_device_named(const char *name)
+{
+	struct ibv_context *ctx = NULL;
+	struct ibv_device **list;
+	int n, err = ENODEV;
+
+	list = ibv_get_device_list(&n);
+	if (!list)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(ibv_get_device_name(list[i]), name)) {
+			ctx = ibv_open_device(list[i]);
+			err = errno;
+			break;
+		}
+	}
+	ibv_free_device_list(list);
+	if (!ctx)
+		errno = err;
+	return ctx;
+}
+
 bool find_ipv4_roce_gid(struct ibv_context *ctx, uint32_t port, int tbl_len,
 			double give_up, struct ibv_gid_entry *e)
 {

@@ -68,6 +68,12 @@ int oob_resolve(const char *host, const char *port, struct addrinfo **res);
  */
 int oob_connect(const struct addrinfo *res, double deadline);
 
+/*
+ * Open the RDMA device called name: NULL if there is none (errno ENODEV)
+ * or it cannot be opened (errno set by libibverbs).
+ */
+struct ibv_context *open_device_named(const char *name);
+
 /* An IPv4-mapped GID (::ffff:a.b.c.d). */
 bool gid_is_ipv4(const union ibv_gid *gid);
 
