@@ -10,7 +10,9 @@
 #   3. idle, the other way round: VM0 reloads, and a new pingpong works;
 #   4. with a 2-s linger, the connection goes once its last QP has, on both
 #      sides, and a new pingpong makes a new one;
-#   5. under traffic, VM1's address moves to another host (a namespace with
+#   5. VM0 deletes its device and unloads the module while its writes to
+#      VM1, gone silent, are still in flight: all are freed;
+#   6. under traffic, VM1's address moves to another host (a namespace with
 #      its own MAC and mroce device): VM0's old QP fails, new ones work.
 # Both sides check their counters: the side that stayed counts the peer's
 # restart.
@@ -123,7 +125,61 @@ vm_barrier reaped
 # shellcheck disable=SC2046
 vm_pair pingpong-after-reaping 120 ibv_rc_pingpong $(pp_args) -n 100
 
-# --- 5. the peer's address moves to another host ----------------------------
+# --- 5. a device deleted with packets in flight to a silent peer ------------
+# VM0 writes to VM1 (ib_write_bw keeps a window of writes in flight); VM1
+# goes silent (netem drops its egress), so VM0's packets are never
+# acknowledged.  VM0's writer dies and VM0 deletes its device and unloads
+# the module while its connection still holds them.  Each packet holds its
+# stream and the stream the connection: all must be freed with the device,
+# or the module's packet cache is destroyed with objects in it (a kernel
+# warning the rig fails on).
+echo 60 >/sys/module/mroce/parameters/conn_linger_s
+# (SLUB counts the free objects of its per-CPU slabs as active: shrink first)
+seg_objs() {
+	echo 1 >/sys/kernel/slab/mroce_seg/shrink 2>/dev/null
+	awk '$1 == "mroce_seg" { print $2; f = 1 } END { if (!f) print 0 }' /proc/slabinfo
+}
+bw_args() { echo "-d $dev -x $gid -F -s 65536 -D 120"; }
+vm_barrier silent-peer
+if [ "$me" = 1 ]; then
+	# shellcheck disable=SC2046
+	timeout 300 ib_write_bw $(bw_args) >/tmp/silent.log 2>&1 &
+	old=$!
+	vm_wait_listening "$old" || t_fail "silent peer: ib_write_bw server listens"
+	vm_set silent-listening 1
+	vm_get silent-flowing >/dev/null
+	t_run "silent peer: VM1 goes silent" tc qdisc add dev eth0 root netem loss 100%
+	vm_set silent-muted 1
+	vm_get silent-done 180 >/dev/null
+	tc qdisc del dev eth0 root
+	kill -KILL "$old" 2>/dev/null
+	pkill -KILL -x ib_write_bw
+	wait "$old" 2>/dev/null
+else
+	vm_get silent-listening >/dev/null
+	# shellcheck disable=SC2046
+	timeout 300 ib_write_bw $(bw_args) "$(vm_ip 1)" >/tmp/silent.log 2>&1 &
+	old=$!
+	tx0=$(vm_counter "$dev" tx_pkts)
+	sleep 3
+	t_run "silent peer: VM0 writes" sh -c "[ $(vm_counter "$dev" tx_pkts) -gt $((tx0 + 100)) ]"
+	vm_set silent-flowing 1
+	vm_get silent-muted >/dev/null
+	sleep 1
+	n=$(seg_objs)
+	t_run "silent peer: packets in flight ($n)" test "$n" -gt 0
+	pkill -KILL -x ib_write_bw
+	wait "$old" 2>/dev/null
+	t_run "silent peer: VM0 deletes $dev" rdma link del "$dev"
+	t_run "silent peer: no packet left" sh -c "[ $(seg_objs) = 0 ]"
+	t_run "silent peer: VM0 unloads mroce" modprobe -r mroce
+	t_run "silent peer: VM0 adds $dev again" rdma link add "$dev" type mroce netdev eth0
+	gid=$(vm_gid_index "$dev")
+	vm_set silent-done 1
+fi
+vm_barrier silent-peer-done 180
+
+# --- 6. the peer's address moves to another host ----------------------------
 # VM1 hands its address to "host C": a namespace with a macvlan of eth0
 # (a MAC of its own) and an mroce device of its own, announced by a
 # gratuitous ARP as a host taking over an address does.  For VM0 the peer

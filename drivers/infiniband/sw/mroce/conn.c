@@ -591,6 +591,14 @@ void mroce_conn_cleanup(struct mroce_dev *mdev)
 	cancel_delayed_work_sync(&mdev->reap_work);
 	spin_lock_bh(&mdev->conn_lock);
 	hash_for_each_safe(mdev->conns, bkt, tmp, conn, node) {
+		/*
+		 * A packet still in flight holds its stream, and the stream
+		 * holds the connection: drop them, or a peer that never
+		 * acknowledged them would keep all three alive.
+		 */
+		spin_lock(&conn->lock);
+		mroce_conn_restart_paths(conn, keep_none);
+		spin_unlock(&conn->lock);
 		hash_del_rcu(&conn->node);
 		mroce_conn_put(conn);
 	}
