@@ -22,6 +22,10 @@
 #   vm_net_setup            bring eth0..eth<L-1> up with those addresses
 #                           (/24 and /64; IPv6 without DAD)
 #   vm_ping ARGS...         ping (iputils if installed, else busybox ping)
+#   vm_links_report         print, for each link, its NIC's packet counts and
+#                           whether one ping to the peer's address on it is
+#                           answered: after a failure, tells a link the
+#                           emulator stopped carrying from a transport fault
 # Reporting:
 #   t_ok NAME / t_fail NAME MSG / t_skip NAME REASON   (they count even when
 #                           called in a subshell or pipeline)
@@ -346,6 +350,20 @@ vm_ping() {
 	else
 		busybox ping "$@"
 	fi
+}
+
+vm_links_report() {
+	local k d st ans
+	for ((k = 0; k < MROCE_VM_LINKS; k++)); do
+		d=/sys/class/net/eth$k/statistics
+		st="tx $(cat $d/tx_packets) rx $(cat $d/rx_packets) packets"
+		if vm_ping -c 1 -W 2 "$(vm_ip "$(vm_peer)" "$k")" >/dev/null 2>&1; then
+			ans="the peer answers a ping"
+		else
+			ans="NO answer to a ping from $(vm_ip "$(vm_peer)" "$k")"
+		fi
+		echo "    link $k (eth$k): $st; $(tc qdisc show dev eth$k | head -n 1); $ans"
+	done
 }
 
 # Non-zero (with a message) if another VM has already failed.

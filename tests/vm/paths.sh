@@ -84,6 +84,8 @@ if [[ $rc -eq 0 ]]; then
 	t_ok "mroce-verify across the failure: every byte checked, no error"
 else
 	t_fail "mroce-verify across the failure" "exit $rc: $(tail -n 15 "$log")"
+	vm_links_report
+	echo "    $dev counters: $(vm_counters "$dev" "$snap")"
 fi
 # Route probes are answered within their 100 ms interval; allow a few.
 sleep 2
@@ -133,6 +135,7 @@ if "$bin" "${args[@]}" >"$log" 2>&1; then
 	t_ok "after the restart, mroce-verify completes with link 0 still dead"
 else
 	t_fail "after the restart, mroce-verify completes with link 0 still dead" "$(tail -n 5 "$log")"
+	vm_links_report
 fi
 tc qdisc del dev eth0 root
 vm_barrier done-again 120
