@@ -33,6 +33,17 @@
 #   t_done                  print "VM<i>: N passed, N failed[, N skipped]",
 #                           return non-zero if anything failed
 #   t_give_up MSG           record a failed "setup" test, t_done, exit
+#   vm_ends_in_error NAME PID LOG
+#                           ok if background job PID (a verbs program whose
+#                           output goes to LOG) ends with a non-zero exit
+#                           within 30 s; FAIL (and kill it) if it is still
+#                           running or exits 0
+# Power (2-VM runs):
+#   vm_power_cut            this VM loses power: the host kills its QEMU and
+#                           boots it again on the same links; the test script
+#                           then starts over with MROCE_VM_BOOT one higher.
+#                           Its results so far count; the barriers it passes
+#                           after the cut must have names it has not used.
 # Client/server pairs (2-VM runs; VM0 serves, VM1 connects):
 #   vm_pair2 NAME SECS SERVER CLIENT
 #                           run the SERVER command line on VM0 and, once it
@@ -49,6 +60,8 @@
 #   vm_rdma_up TYPE         eth0.. addresses, ib_uverbs, device TYPE0 on eth0;
 #                           sets $dev and $gid (its IPv4 RoCE v2 GID index);
 #                           gives up the test on failure
+#   vm_pp_args              ibv_rc_pingpong's arguments for $dev and $gid,
+#                           4 KiB messages (word-split them)
 #   vm_gid_index DEV [4|6|mp]
 #                           print the index of DEV's RoCE v2 GID holding this
 #                           VM's eth0 IPv4 (default) or IPv6 address, or its
@@ -88,6 +101,11 @@
 # Results are counted in a file, so t_ok/t_fail also count from subshells
 # ( ... | while read ...; do t_ok ...; done, background jobs, $(...) ).
 _t_results=$(mktemp "${TMPDIR:-/tmp}/mroce-t.XXXXXX")
+# What the boots before a power cut counted (vm_power_cut).
+_t_carry=${MROCE_VM_OUT:-/nonexistent}/vm${MROCE_VM_INDEX:-0}.results
+if [[ ${MROCE_VM_BOOT:-1} -gt 1 && -r $_t_carry ]]; then
+	cat "$_t_carry" >"$_t_results"
+fi
 declare -A _vm_gen=()
 
 t_ok() {
@@ -363,6 +381,36 @@ vm_links_report() {
 			ans="NO answer to a ping from $(vm_ip "$(vm_peer)" "$k")"
 		fi
 		echo "    link $k (eth$k): $st; $(tc qdisc show dev eth$k | head -n 1); $ans"
+	done
+}
+
+vm_pp_args() {
+	echo "-d $dev -g $gid -s 4096"
+}
+
+vm_ends_in_error() {
+	local name=$1 pid=$2 log=$3 end=$((SECONDS + 30))
+	while kill -0 "$pid" 2>/dev/null && [[ $SECONDS -lt $end ]]; do
+		sleep 0.2
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		t_fail "$name" "still running after 30 s"
+		kill "$pid"
+	elif wait "$pid"; then
+		t_fail "$name" "it exited 0"
+	else
+		t_ok "$name ($(grep -m1 -oE 'Failed status [^ ]+ [^ ]+' "$log"))"
+	fi
+}
+
+vm_power_cut() {
+	cp "$_t_results" "$_t_carry" &&
+		dmesg >"$MROCE_VM_OUT/vm$MROCE_VM_INDEX.dmesg.boot${MROCE_VM_BOOT:-1}" 2>&1 &&
+		sync && : >"$MROCE_VM_OUT/vm$MROCE_VM_INDEX.power-cut" ||
+		t_give_up "cannot ask the host for a power cut"
+	# scripts/vm kills this VM within a second.
+	while :; do
+		sleep 60
 	done
 }
 

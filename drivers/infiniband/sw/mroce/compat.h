@@ -63,4 +63,15 @@
 #define mroce_create_cq_udata(udata)	(udata)
 #endif
 
+/*
+ * MROCE_SLAB_OWN - flags for a cache never merged with another, so that
+ * /proc/slabinfo shows what mroce holds: SLAB_NO_MERGE since 6.5; before,
+ * no flag asks for it (and 6.1 keeps mroce's caches apart in practice).
+ */
+#if MROCE_KERNEL_SINCE(6, 5)
+#define MROCE_SLAB_OWN	SLAB_NO_MERGE
+#else
+#define MROCE_SLAB_OWN	0
+#endif
+
 #endif /* MROCE_COMPAT_H */

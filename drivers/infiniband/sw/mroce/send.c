@@ -697,15 +697,46 @@ static void ack_req_tails(struct mroce_conn *conn, struct sk_buff_head *q)
 			((struct mroce_hdr *)tail[i]->data)->flags |= MROCE_F_ACK_REQ;
 }
 
+static bool conn_has_live_stream(struct mroce_conn *conn)
+{
+	struct mroce_stream *s;
+
+	list_for_each_entry(s, &conn->streams, conn_node)
+		if (!s->error)
+			return true;
+	return false;
+}
+
+/*
+ * No live stream and a silent peer: the connection stops sending
+ * (Documentation/wire-protocol.rst, id DEAD-PEER-QUIET).
+ */
+static bool conn_quiet(struct mroce_conn *conn, bool live)
+{
+	unsigned int i;
+
+	if (live)
+		return false;
+	for (i = 0; i < conn->npaths; i++)
+		if (mroce_txpath_deadline(&conn->path[i].tx) &&
+		    conn->path[i].tx.backoff < MROCE_BLIND_EXPIRIES)
+			return false;
+	return true;
+}
+
 static void tx_arm(struct mroce_conn *conn, u64 now)
 {
+	bool live = conn_has_live_stream(conn);
+	bool quiet = conn_quiet(conn, live);
 	struct mroce_stream *s;
 	u64 t = 0, d;
 	unsigned int i;
 
-	if (!conn->peer_epoch && !list_empty(&conn->streams))
+	if (!conn->peer_epoch && live)
 		t = conn->hello_due_us;
 	for (i = 0; i < conn->npaths; i++) {
+		if (quiet)
+			break;
 		d = mroce_txpath_deadline(&conn->path[i].tx);
 		if (d && (!t || d < t))
 			t = d;
@@ -738,7 +769,7 @@ void mroce_tx_work(struct work_struct *work)
 	spin_lock_bh(&conn->lock);
 	if (!conn->peer_epoch) {
 		/* Until the peer's epoch is known, only HELLO may be sent. */
-		if (!list_empty(&conn->streams) && now >= conn->hello_due_us) {
+		if (conn_has_live_stream(conn) && now >= conn->hello_due_us) {
 			skb = mroce_build_hello(conn);
 			if (skb)
 				__skb_queue_tail(&q, skb);

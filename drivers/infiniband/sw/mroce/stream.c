@@ -28,7 +28,8 @@ static const u32 rnr_timer_us[32] = {
 
 int mroce_stream_init_cache(void)
 {
-	mroce_seg_cache = KMEM_CACHE(mroce_seg, 0);
+	/* Its own, so that a test can count the packets held. */
+	mroce_seg_cache = KMEM_CACHE(mroce_seg, MROCE_SLAB_OWN);
 	return mroce_seg_cache ? 0 : -ENOMEM;
 }
 
