@@ -33,6 +33,10 @@
 #   t_done                  print "VM<i>: N passed, N failed[, N skipped]",
 #                           return non-zero if anything failed
 #   t_give_up MSG           record a failed "setup" test, t_done, exit
+#   vm_pp_within NAME SECS  ok if this VM's side of pair NAME (an
+#                           ibv_rc_pingpong) ran its iterations in under SECS
+#                           seconds (its own timing, which starts once its QP
+#                           is ready to send); SECS is scaled by MROCE_VM_SLOW
 #   vm_ends_in_error NAME PID LOG
 #                           ok if background job PID (a verbs program whose
 #                           output goes to LOG) ends with a non-zero exit
@@ -388,6 +392,20 @@ vm_pp_args() {
 	echo "-d $dev -g $gid -s 4096"
 }
 
+vm_pp_within() {
+	local name=$1 limit secs
+	limit=$(($2 * ${MROCE_VM_SLOW:-1}))
+	secs=$(cat "$MROCE_VM_OUT/$name".try*.vm"$MROCE_VM_INDEX".log 2>/dev/null |
+		grep -oE 'iters in [0-9.]+ seconds' | tail -n 1 | cut -d' ' -f3)
+	if [[ -z $secs ]]; then
+		t_fail "$name: iterations within $limit s" "no timing in its log"
+	elif awk -v s="$secs" -v l="$limit" 'BEGIN { exit !(s < l) }'; then
+		t_ok "$name: iterations within $limit s ($secs s)"
+	else
+		t_fail "$name: iterations within $limit s" "$secs s"
+	fi
+}
+
 vm_ends_in_error() {
 	local name=$1 pid=$2 log=$3 end=$((SECONDS + 30))
 	while kill -0 "$pid" 2>/dev/null && [[ $SECONDS -lt $end ]]; do
@@ -404,10 +422,11 @@ vm_ends_in_error() {
 }
 
 vm_power_cut() {
-	cp "$_t_results" "$_t_carry" &&
+	if ! { cp "$_t_results" "$_t_carry" &&
 		dmesg >"$MROCE_VM_OUT/vm$MROCE_VM_INDEX.dmesg.boot${MROCE_VM_BOOT:-1}" 2>&1 &&
-		sync && : >"$MROCE_VM_OUT/vm$MROCE_VM_INDEX.power-cut" ||
+		sync && : >"$MROCE_VM_OUT/vm$MROCE_VM_INDEX.power-cut"; }; then
 		t_give_up "cannot ask the host for a power cut"
+	fi
 	# scripts/vm kills this VM within a second.
 	while :; do
 		sleep 60
