@@ -707,16 +707,11 @@ static bool conn_has_live_stream(struct mroce_conn *conn)
 	return false;
 }
 
-/*
- * No live stream and a silent peer: the connection stops sending
- * (Documentation/wire-protocol.rst, id DEAD-PEER-QUIET).
- */
-static bool conn_quiet(struct mroce_conn *conn, bool live)
+/* Every path with packets in flight has expired MROCE_BLIND_EXPIRIES in a row. */
+static bool conn_peer_silent(struct mroce_conn *conn)
 {
 	unsigned int i;
 
-	if (live)
-		return false;
 	for (i = 0; i < conn->npaths; i++)
 		if (mroce_txpath_deadline(&conn->path[i].tx) &&
 		    conn->path[i].tx.backoff < MROCE_BLIND_EXPIRIES)
@@ -727,16 +722,15 @@ static bool conn_quiet(struct mroce_conn *conn, bool live)
 static void tx_arm(struct mroce_conn *conn, u64 now)
 {
 	bool live = conn_has_live_stream(conn);
-	bool quiet = conn_quiet(conn, live);
+	/* Documentation/wire-protocol.rst, id DEAD-PEER-QUIET */
+	bool quiet = !live && conn_peer_silent(conn);
 	struct mroce_stream *s;
 	u64 t = 0, d;
 	unsigned int i;
 
 	if (!conn->peer_epoch && live)
 		t = conn->hello_due_us;
-	for (i = 0; i < conn->npaths; i++) {
-		if (quiet)
-			break;
+	for (i = 0; !quiet && i < conn->npaths; i++) {
 		d = mroce_txpath_deadline(&conn->path[i].tx);
 		if (d && (!t || d < t))
 			t = d;
