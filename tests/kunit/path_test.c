@@ -203,7 +203,7 @@ static void tx_room_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mroce_txpath_room(tp), 0);
 
 	/* A large window is still bounded by the receiver's 256 packets. */
-	tp->cwnd = 10000;
+	tp->cc.cwnd = 10000;
 	KUNIT_EXPECT_EQ(test, mroce_txpath_room(tp), MROCE_WINDOW - MROCE_CWND_INIT);
 	while (mroce_txpath_room(tp))
 		mroce_txpath_send(tp, 0, NULL);
@@ -249,7 +249,7 @@ static void tx_timeout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psn[0], 0);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
 	/* ...and halves the window. */
-	KUNIT_EXPECT_EQ(test, tp->cwnd, MROCE_CWND_INIT / 2);
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, MROCE_CWND_INIT / 2);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_slot(tp, 0)->expiries, 1);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_slot(tp, 1)->state, MROCE_SLOT_INFLIGHT);
 
@@ -268,8 +268,8 @@ static void tx_timeout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psn[1], 0);
 	KUNIT_EXPECT_EQ(test, psn[2], 2);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 2);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 1);
-	KUNIT_EXPECT_EQ(test, tp->ssthresh, MROCE_CWND_INIT / 2);
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, 1);
+	KUNIT_EXPECT_EQ(test, tp->cc.ssthresh, MROCE_CWND_INIT / 2);
 	KUNIT_EXPECT_EQ(test, tp->lost_pending, 3);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 0);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_rto(tp), 4 * MROCE_RTO_INIT_US);
@@ -381,8 +381,8 @@ static void dead_route_evidence_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, psn[0], 1);
 	KUNIT_EXPECT_EQ(test, psn[1], 2);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 2);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 1);
-	KUNIT_EXPECT_EQ(test, tp->ssthresh, max(tp->undo_cwnd / 2, 2U));
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, 1);
+	KUNIT_EXPECT_EQ(test, tp->cc.ssthresh, max(tp->cc.undo_cwnd / 2, 2U));
 
 	/* The path's own route delivered psn 1: psn 0 alone was lost. */
 	tp = new_txpath(test);
@@ -444,13 +444,13 @@ static void silent_peer_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, tp->backoff, i);
 		mroce_txpath_resent(tp, psn[0], t, false);
 	}
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 2U);
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, 2U);
 	/* The last one: the route is taken for dead without evidence. */
 	KUNIT_EXPECT_EQ(test, tp->lost_pending, 0);
 	t += mroce_txpath_rto(tp);
 	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 14, psn, 4), 2);
 	KUNIT_EXPECT_TRUE(test, tp->dead);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 1);
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, 1);
 	KUNIT_EXPECT_EQ(test, tp->lost_pending, 2);
 
 	/* Another path delivers a packet sent at 15: dead at the second. */
@@ -499,29 +499,29 @@ static void spurious_timeout_test(struct kunit *test)
 	mroce_txpath_send(tp, 10, NULL);
 	mroce_txpath_ack(tp, 1010, 1, sack, 0, count_acked, counts, lost, 1, &res);
 	KUNIT_ASSERT_EQ(test, tp->srtt_us, 1000);
-	cwnd = tp->cwnd;
+	cwnd = tp->cc.cwnd;
 	srtt = tp->srtt_us;
 
 	mroce_txpath_send(tp, 2000, NULL);
 	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 2000 + tp->rto_us, 0, psn, 1), 1);
-	KUNIT_EXPECT_LT(test, tp->cwnd, cwnd);
+	KUNIT_EXPECT_LT(test, tp->cc.cwnd, cwnd);
 	mroce_txpath_resent(tp, psn[0], 2000 + tp->rto_us, true);
 	/* The original's ACK, 100 us after the resend. */
 	mroce_txpath_ack(tp, 2100 + tp->rto_us, 2, sack, 0, count_acked, counts,
 			 lost, 1, &res);
 	KUNIT_EXPECT_EQ(test, res.spurious, 1);
-	KUNIT_EXPECT_GE(test, tp->cwnd, cwnd);	/* restored (and grown) */
+	KUNIT_EXPECT_GE(test, tp->cc.cwnd, cwnd);	/* restored (and grown) */
 	KUNIT_EXPECT_GT(test, tp->srtt_us, srtt);
 
 	/* A resend acknowledged a whole RTT later was needed: no undo. */
 	mroce_txpath_send(tp, 100000, NULL);
 	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 100000 + tp->rto_us, 0, psn, 1), 1);
-	cwnd = tp->cwnd;
+	cwnd = tp->cc.cwnd;
 	mroce_txpath_resent(tp, psn[0], 100000 + tp->rto_us, false);
 	mroce_txpath_ack(tp, 100000 + tp->rto_us + 2 * tp->srtt_us, 3, sack, 0,
 			 count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_EQ(test, res.spurious, 0);
-	KUNIT_EXPECT_LE(test, tp->cwnd, cwnd + 1);	/* the cut stays */
+	KUNIT_EXPECT_LE(test, tp->cc.cwnd, cwnd + 1);	/* the cut stays */
 }
 
 static void ecn_decrease_once_per_window_test(struct kunit *test)
@@ -533,18 +533,18 @@ static void ecn_decrease_once_per_window_test(struct kunit *test)
 	u32 lost[1];
 	unsigned int i;
 
-	tp->cwnd = 64;
+	tp->cc.cwnd = 64;
 	for (i = 0; i < 40; i++)
 		mroce_txpath_send(tp, i, NULL);
 	/* Every packet marked: the fraction is 1, the window halves. */
 	mroce_txpath_ack(tp, 100, 10, sack, 10, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_TRUE(test, res.congested);
-	KUNIT_EXPECT_EQ(test, tp->alpha, MROCE_ALPHA_ONE);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 32);
+	KUNIT_EXPECT_EQ(test, tp->cc.alpha, MROCE_ALPHA_ONE);
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, 32);
 	/* More marks within the same window: no second cut. */
 	mroce_txpath_ack(tp, 110, 20, sack, 15, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_FALSE(test, res.congested);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 32);
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, 32);
 	/*
 	 * Once the window sent at the cut is acknowledged, a cut is allowed,
 	 * by half the average: 15 of its 30 packets were marked, so alpha
@@ -552,13 +552,13 @@ static void ecn_decrease_once_per_window_test(struct kunit *test)
 	 */
 	mroce_txpath_ack(tp, 120, 40, sack, 25, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_TRUE(test, res.congested);
-	KUNIT_EXPECT_EQ(test, tp->alpha, MROCE_ALPHA_ONE / 32 * 31);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 32 - 15);
+	KUNIT_EXPECT_EQ(test, tp->cc.alpha, MROCE_ALPHA_ONE / 32 * 31);
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, 32 - 15);
 	/* Without marks the window grows again (congestion avoidance). */
 	for (i = 0; i < 17; i++)
 		mroce_txpath_send(tp, 130, NULL);
 	mroce_txpath_ack(tp, 140, 57, sack, 25, count_acked, counts, lost, 1, &res);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 18);
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, 18);
 	/* A reordered ACK with an older count is no news. */
 	mroce_txpath_ack(tp, 150, 57, sack, 24, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_FALSE(test, res.congested);
@@ -600,20 +600,20 @@ static void ecn_proportional_test(struct kunit *test)
 
 	/* One mark per 100-packet window: alpha falls from 1 towards 1%. */
 	ecn_windows(test, tp, 64, 100, 1);
-	KUNIT_EXPECT_GT(test, tp->alpha, one / 100);
-	KUNIT_EXPECT_LT(test, tp->alpha, one / 25);
-	tp->cwnd = 200;
+	KUNIT_EXPECT_GT(test, tp->cc.alpha, one / 100);
+	KUNIT_EXPECT_LT(test, tp->cc.alpha, one / 25);
+	tp->cc.cwnd = 200;
 	ecn_windows(test, tp, 1, 100, 1);
-	KUNIT_EXPECT_GE(test, tp->cwnd, 200 - 200 / 25);
-	KUNIT_EXPECT_LT(test, tp->cwnd, 200);
+	KUNIT_EXPECT_GE(test, tp->cc.cwnd, 200 - 200 / 25);
+	KUNIT_EXPECT_LT(test, tp->cc.cwnd, 200);
 
 	/* Every packet marked: alpha climbs back towards 1. */
 	tp = new_txpath(test);
 	ecn_windows(test, tp, 64, 100, 0);
-	KUNIT_EXPECT_LT(test, tp->alpha, one / 50);
+	KUNIT_EXPECT_LT(test, tp->cc.alpha, one / 50);
 	ecn_windows(test, tp, 80, 100, 100);
-	KUNIT_EXPECT_GT(test, tp->alpha, one - one / 50);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 1);
+	KUNIT_EXPECT_GT(test, tp->cc.alpha, one - one / 50);
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, 1);
 }
 
 /*
@@ -643,7 +643,7 @@ static void delay_marks_test(struct kunit *test)
 	mroce_txpath_send(tp, t, NULL);
 	mroce_txpath_ack(tp, t + 500, 1, sack, 0, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_EQ(test, res.delayed, 0);
-	KUNIT_EXPECT_EQ(test, tp->min_rtt_us, 500);
+	KUNIT_EXPECT_EQ(test, tp->cc.min_rtt_us, 500);
 	/* Exactly the target above it: no mark. */
 	t = 1000;
 	mroce_txpath_send(tp, t, NULL);
@@ -654,26 +654,26 @@ static void delay_marks_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, res.congested);
 	/* Above it: both packets of the ACK marked, the window cut. */
 	t = 3000;
-	cwnd = tp->cwnd;
+	cwnd = tp->cc.cwnd;
 	mroce_txpath_send(tp, t, NULL);
 	mroce_txpath_send(tp, t, NULL);
 	mroce_txpath_ack(tp, t + 1501, 5, sack, 0, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_EQ(test, res.delayed, 2);
 	KUNIT_EXPECT_TRUE(test, res.congested);
-	KUNIT_EXPECT_LT(test, tp->cwnd, cwnd);
+	KUNIT_EXPECT_LT(test, tp->cc.cwnd, cwnd);
 	/* Ten seconds on, the base is taken anew from the next sample. */
 	t = 11000000;
 	mroce_txpath_send(tp, t, NULL);
 	mroce_txpath_ack(tp, t + 1600, 6, sack, 0, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_EQ(test, res.delayed, 0);
-	KUNIT_EXPECT_EQ(test, tp->min_rtt_us, 1600);
+	KUNIT_EXPECT_EQ(test, tp->cc.min_rtt_us, 1600);
 	/* So it is on a new route, whose base may be longer. */
 	mroce_txpath_new_route(tp, t);
 	t += 10000;
 	mroce_txpath_send(tp, t, NULL);
 	mroce_txpath_ack(tp, t + 5000, 7, sack, 0, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_EQ(test, res.delayed, 0);
-	KUNIT_EXPECT_EQ(test, tp->min_rtt_us, 5000);
+	KUNIT_EXPECT_EQ(test, tp->cc.min_rtt_us, 5000);
 }
 
 /*
@@ -689,29 +689,29 @@ static void route_back_test(struct kunit *test)
 	u8 sack[32] = {};
 	u32 lost[1], i;
 
-	tp->cwnd = 4;
-	tp->ssthresh = 4;
+	tp->cc.cwnd = 4;
+	tp->cc.ssthresh = 4;
 	for (i = 0; i < 4; i++)
 		mroce_txpath_send(tp, 10, NULL);
 	mroce_txpath_ack(tp, 20, 4, sack, 0, count_acked, counts, lost, 1, &res);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 5);	/* congestion avoidance */
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, 5);	/* congestion avoidance */
 
 	tp->backoff = 2;	/* an episode on the route it leaves */
 	tp->dead = true;
 	mroce_txpath_route_back(tp, 3);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 0);
 	KUNIT_EXPECT_FALSE(test, tp->dead);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 5);	/* not smaller */
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, 5);	/* not smaller */
 	mroce_txpath_route_back(tp, 12);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 12);
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, 12);
 	for (i = 0; i < 12; i++)
 		mroce_txpath_send(tp, 30, NULL);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_room(tp), 0);
 	mroce_txpath_ack(tp, 40, 16, sack, 0, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_EQ(test, res.acked, 12);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, 13);	/* additive, as before */
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, 13);	/* additive, as before */
 	mroce_txpath_route_back(tp, 1000);
-	KUNIT_EXPECT_EQ(test, tp->cwnd, MROCE_WINDOW);
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, MROCE_WINDOW);
 }
 
 /*
@@ -923,7 +923,39 @@ static void restart_test(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, counts[i], 1, "ctx %u", i);
 }
 
+/* The receiver's ACK rule and the ACK it builds (wire-protocol.rst, "Receiver"). */
+static void rx_ack_rule_test(struct kunit *test)
+{
+	struct mroce_rxwin *w = new_rxwin(test, 100);
+	u8 sack[MROCE_SACK_BITS / 8];
+	struct mroce_pkt pkt;
+
+	KUNIT_EXPECT_FALSE(test, mroce_rxwin_data(w, 100, false, false));
+	KUNIT_EXPECT_TRUE(test, mroce_rxwin_data(w, 101, true, false));	/* second */
+	KUNIT_EXPECT_EQ(test, w->ce_count, 1);
+	mroce_rxwin_ack(w, 5, sack, &pkt);
+	KUNIT_EXPECT_EQ(test, w->unacked, 0);
+	KUNIT_EXPECT_EQ(test, pkt.type, MROCE_PKT_ACK);
+	KUNIT_EXPECT_EQ(test, pkt.path, 5);
+	KUNIT_EXPECT_EQ(test, pkt.psn, 102);
+	KUNIT_EXPECT_EQ(test, pkt.ce_count, 1);
+	KUNIT_EXPECT_EQ(test, pkt.share, 0xffff);
+	KUNIT_EXPECT_PTR_EQ(test, pkt.sack, (const u8 *)sack);
+
+	/* Asked for, or out of order: at once, even as the first. */
+	KUNIT_EXPECT_TRUE(test, mroce_rxwin_data(w, 102, false, true));
+	mroce_rxwin_ack(w, 5, sack, &pkt);
+	KUNIT_EXPECT_TRUE(test, mroce_rxwin_data(w, 104, false, false));
+	mroce_rxwin_ack(w, 5, sack, &pkt);
+	KUNIT_EXPECT_EQ(test, pkt.psn, 103);
+	KUNIT_EXPECT_EQ(test, sack[0], 1);	/* 104 is bit 0 past cum 103 */
+	/* Filling the hole moves cum in order: the first of a pair again. */
+	KUNIT_EXPECT_FALSE(test, mroce_rxwin_data(w, 103, false, false));
+	KUNIT_EXPECT_EQ(test, w->cum, 105);
+}
+
 static struct kunit_case mroce_path_cases[] = {
+	KUNIT_CASE(rx_ack_rule_test),
 	KUNIT_CASE(rx_in_order_test),
 	KUNIT_CASE(rx_gaps_and_dups_test),
 	KUNIT_CASE(rx_window_edge_test),

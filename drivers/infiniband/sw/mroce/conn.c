@@ -85,212 +85,85 @@ struct mroce_conn *mroce_conn_lookup_rcu(struct mroce_dev *mdev,
 	return NULL;
 }
 
-static u16 mroce_random_sport(void)
+/* The host's routing, for path choice (multipath.c). */
+static u64 conn_route_plane(struct mroce_paths *ps, u16 sport)
+{
+	return mroce_route_plane(container_of(ps, struct mroce_conn, paths),
+				 sport);
+}
+
+static u16 conn_random_sport(struct mroce_paths *ps)
 {
 	/* The dynamic port range, RFC 6335. */
 	return 49152 + get_random_u32_below(16384);
 }
 
-/* @path has a new port: its cached route and base RTT were the old one's. */
-static void path_moved(struct mroce_path *path)
+static void conn_path_moved(struct mroce_paths *ps, unsigned int i)
 {
-	dst_cache_reset(&path->dst);
-	mroce_txpath_new_route(&path->tx, mroce_now_us());
+	dst_cache_reset(&container_of(ps, struct mroce_conn, paths)->dst[i].dst);
 }
 
-/* Random ports tried for each choice of a path's port. */
-#define MROCE_PORT_CANDIDATES	8
-
-/* Paths other than @path whose port leads to @plane. */
-static unsigned int plane_load(struct mroce_conn *conn,
-			       struct mroce_path *path, u64 plane)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < conn->npaths; i++)
-		n += &conn->path[i] != path && conn->path[i].sport &&
-		     conn->path[i].plane == plane;
-	return n;
-}
-
-/**
- * mroce_conn_plane_fled() - whether re-rolled paths must avoid a next hop
- * @conn: the connection, locked
- * @plane: the local next hop (mroce_route_plane())
- *
- * A next hop a path left, its route found dead, and not proven since:
- * no route probe of the path's home port answered, and no path still on
- * it delivered a packet sent after the path left.  That second proof
- * matters when what failed was the path's reverse route (the peer's
- * ECMP hash of its ACKs): its own next hop works, and shunning it would
- * crowd every re-rolled path onto the few next hops left.
- *
- * Return: true if a path fled @plane and nothing has proven it since.
- */
-bool mroce_conn_plane_fled(struct mroce_conn *conn, u64 plane)
-{
-	struct mroce_path *path;
-	u64 left_us = 0;
-	unsigned int i;
-
-	for (i = 0; i < conn->npaths; i++) {
-		path = &conn->path[i];
-		if (path->home_sport && path->home_plane == plane)
-			left_us = max(left_us, path->home_left_us);
-	}
-	if (!left_us)
-		return false;
-	for (i = 0; i < conn->npaths; i++) {
-		path = &conn->path[i];
-		if (path->sport && path->plane == plane &&
-		    path->tx.delivered_us > left_us)
-			return false;
-	}
-	return true;
-}
-
-/*
- * Choose a new port for @path: of a few random ones (never its current
- * or home port), the one whose local next hop fewest other paths use,
- * and never @dead nor one that other paths fled (which, emptied, would
- * otherwise look the least loaded).  When the host's routing spreads the
- * peer over several next hops, the paths so cover them evenly and a
- * re-rolled path leaves the dead ones; behind a single next hop the
- * choice is random, and the fabric's ECMP spreads the paths.  Sets
- * @path->sport and @path->plane.
- */
-static void pick_sport(struct mroce_conn *conn, struct mroce_path *path,
-		       u64 dead)
-{
-	unsigned int k, load, best_load = UINT_MAX;
-	u16 sport, best = 0;
-	u64 plane, best_plane = 0;
-
-	for (k = 0; k < MROCE_PORT_CANDIDATES || !best; k++) {
-		sport = mroce_random_sport();
-		if (sport == path->sport || sport == path->home_sport)
-			continue;
-		plane = mroce_route_plane(conn, sport);
-		/* Every candidate led to a dead next hop: take any port. */
-		if (k >= MROCE_PORT_CANDIDATES) {
-			best = sport;
-			best_plane = plane;
-			break;
-		}
-		if (plane && (plane == dead || mroce_conn_plane_fled(conn, plane)))
-			continue;
-		load = plane ? plane_load(conn, path, plane) : 0;
-		if (load < best_load) {
-			best_load = load;
-			best = sport;
-			best_plane = plane;
-		}
-	}
-	path->sport = best;
-	path->plane = best_plane;
-}
+static const struct mroce_paths_ops mroce_conn_paths_ops = {
+	.route_plane = conn_route_plane,
+	.random_sport = conn_random_sport,
+	.moved = conn_path_moved,
+};
 
 /**
  * mroce_conn_spread() - spread idle paths over the local next hops
  * @conn: the connection, locked
  *
- * The routing to the peer may have changed since the ports were chosen
- * (next hops added, or none known then).  Each path with nothing in
- * flight and no failure pending moves to a port whose next hop has at
- * least two paths fewer than its own.  Called when a queue pair starts
- * using the connection.
+ * Called when a queue pair starts using the connection: the routing to
+ * the peer may have changed since the ports were chosen
+ * (mroce_paths_spread()).
  */
 void mroce_conn_spread(struct mroce_conn *conn)
 {
-	unsigned int i, load;
-	struct mroce_path *path;
-	u64 old_plane;
-	u16 old;
-
-	for (i = 0; i < conn->npaths; i++)
-		conn->path[i].plane = mroce_route_plane(conn, conn->path[i].sport);
-	for (i = 0; i < conn->npaths; i++) {
-		path = &conn->path[i];
-		if (!path->plane || path->home_sport ||
-		    mroce_txpath_inflight(&path->tx))
-			continue;
-		old = path->sport;
-		old_plane = path->plane;
-		load = plane_load(conn, path, old_plane);
-		pick_sport(conn, path, 0);
-		if (!path->plane || plane_load(conn, path, path->plane) + 2 > load) {
-			path->sport = old;	/* no better: keep the route */
-			path->plane = old_plane;
-		} else {
-			path_moved(path);
-		}
-	}
+	lockdep_assert_held(&conn->lock);
+	mroce_paths_spread(&conn->paths, mroce_now_us());
 }
 
 /**
  * mroce_path_reroll() - give a path whose route was found dead a new port
  * @conn: the connection, locked
- * @path: the path
+ * @i: the path
  * @now: current time
  *
- * The new UDP source port is a new ECMP hash, so with luck a different
- * route (certainly a different local next hop, if the host's routing
- * offers another).  The port the path had before this failure becomes its home:
- * it is probed, and taken back once it answers (mroce_path_return()).
+ * See mroce_paths_reroll(); counted and traced here.
  */
-void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
-		       u64 now)
+void mroce_path_reroll(struct mroce_conn *conn, unsigned int i, u64 now)
 {
-	u64 old_plane = mroce_route_plane(conn, path->sport);
+	struct mroce_path *path = &conn->path[i];
+	u64 old_plane = path->plane;
 	u16 old = path->sport;
 
-	if (!path->home_sport) {
-		path->home_sport = old;
-		path->home_plane = old_plane;
-		path->home_left_us = now;
-		/* Found dead at an expiry: the window before the episode. */
-		path->home_cwnd = path->tx.undo_cwnd;
-	}
-	path->home_until_us = now + MROCE_HOME_KEEP_US;
-	path->home_probe_us = now + MROCE_HOME_PROBE_US;
-	pick_sport(conn, path, old_plane);
-	path_moved(path);
-	path->rerolls++;
+	lockdep_assert_held(&conn->lock);
+	mroce_paths_reroll(&conn->paths, i, now);
 	mroce_count(conn->mdev, MROCE_CNT_REROLLS, 1);
-	mroce_count_path(conn->mdev, path - conn->path, MROCE_PCNT_REROLLS, 1);
-	trace_mroce_reroll(conn, path - conn->path, old, old_plane, path->sport,
-			   path->plane);
+	mroce_count_path(conn->mdev, i, MROCE_PCNT_REROLLS, 1);
+	trace_mroce_reroll(conn, i, old, old_plane, path->sport, path->plane);
 }
 
 /**
  * mroce_path_return() - move a path back to its home port
  * @conn: the connection, locked
- * @path: the path; its home port answered a route probe
+ * @i: the path; its home port answered a route probe
+ * @now: current time
  *
- * Paths re-rolled away from a failure crowd the routes that were left;
- * once the failed one works again, they spread out as before.  While the
- * host's routing sends the home port to another next hop than it did
- * (the failed one went down), the answer says nothing of the failed
- * route and the path stays: moving it would only crowd another route.
- * Back home, it takes the window it had there (mroce_txpath_route_back()).
+ * See mroce_paths_return(); counted and traced here.
  */
-void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path)
+void mroce_path_return(struct mroce_conn *conn, unsigned int i, u64 now)
 {
-	u64 plane = mroce_route_plane(conn, path->home_sport);
+	struct mroce_path *path = &conn->path[i];
 	u64 old_plane = path->plane;
 	u16 old = path->sport;
 
-	if (plane && path->home_plane && plane != path->home_plane)
+	lockdep_assert_held(&conn->lock);
+	if (!mroce_paths_return(&conn->paths, i, now))
 		return;
-
-	path->sport = path->home_sport;
-	path->plane = plane;
-	path->home_sport = 0;
-	path_moved(path);
-	mroce_txpath_route_back(&path->tx, path->home_cwnd);
 	mroce_count(conn->mdev, MROCE_CNT_ROUTE_RETURNS, 1);
-	trace_mroce_route_return(conn, path - conn->path, old, old_plane,
-				 path->sport, path->plane);
+	trace_mroce_route_return(conn, i, old, old_plane, path->sport,
+				 path->plane);
 }
 
 static enum hrtimer_restart mroce_conn_timer(struct hrtimer *timer)
@@ -338,7 +211,7 @@ void mroce_conn_restart_paths(struct mroce_conn *conn,
 
 	memset(conn->rx, 0, sizeof(conn->rx));
 	bitmap_zero(conn->ack_due, MROCE_MAX_PATHS);
-	for (i = 0; i < conn->npaths; i++) {
+	for (i = 0; i < conn->paths.n; i++) {
 		struct mroce_path *path = &conn->path[i];
 
 		path->nresend = mroce_txpath_restart(&path->tx, keep,
@@ -451,17 +324,20 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 	conn = kvzalloc(struct_size(conn, path, n), GFP_KERNEL);
 	if (!conn)
 		return NULL;
-	conn->npaths = n;
+	conn->dst = kcalloc(n, sizeof(*conn->dst), GFP_KERNEL);
+	if (!conn->dst)
+		goto err;
+	conn->paths.path = conn->path;
+	conn->paths.n = n;
+	conn->paths.ops = &mroce_conn_paths_ops;
 	for (i = 0; i < n; i++) {
-		struct mroce_path *path = &conn->path[i];
-
-		if (dst_cache_init(&path->dst, GFP_KERNEL))
+		if (dst_cache_init(&conn->dst[i].dst, GFP_KERNEL))
 			goto err;
-		if (dst_cache_init(&path->ack_dst, GFP_KERNEL)) {
-			dst_cache_destroy(&path->dst);
+		if (dst_cache_init(&conn->dst[i].ack, GFP_KERNEL)) {
+			dst_cache_destroy(&conn->dst[i].dst);
 			goto err;
 		}
-		mroce_txpath_init(&path->tx, mroce_min_rto_us,
+		mroce_txpath_init(&conn->path[i].tx, mroce_min_rto_us,
 				  mroce_delay_target_us);
 	}
 	conn->mdev = mdev;
@@ -471,7 +347,7 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 	conn->raddr = *raddr;
 	conn->ipv4 = ipv6_addr_v4mapped(raddr);
 	for (i = 0; i < n; i++)
-		pick_sport(conn, &conn->path[i], 0);
+		mroce_paths_choose_port(&conn->paths, i, 0);
 	conn->epoch = new_epoch();
 	INIT_LIST_HEAD(&conn->streams);
 	INIT_LIST_HEAD(&conn->tx_streams);
@@ -483,10 +359,11 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 	return conn;
 
 err:
-	while (i--) {
-		dst_cache_destroy(&conn->path[i].dst);
-		dst_cache_destroy(&conn->path[i].ack_dst);
+	while (conn->dst && i--) {
+		dst_cache_destroy(&conn->dst[i].dst);
+		dst_cache_destroy(&conn->dst[i].ack);
 	}
+	kfree(conn->dst);
 	kvfree(conn);
 	return NULL;
 }
@@ -505,10 +382,11 @@ static void mroce_conn_free(struct mroce_conn *conn)
 	spin_unlock_bh(&conn->lock);
 	hrtimer_cancel(&conn->timer);
 	cancel_work_sync(&conn->tx_work);
-	for (i = 0; i < conn->npaths; i++) {
-		dst_cache_destroy(&conn->path[i].dst);
-		dst_cache_destroy(&conn->path[i].ack_dst);
+	for (i = 0; i < conn->paths.n; i++) {
+		dst_cache_destroy(&conn->dst[i].dst);
+		dst_cache_destroy(&conn->dst[i].ack);
 	}
+	kfree(conn->dst);
 	kvfree(conn);
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * Path logic: the selective-ACK window on both sides, loss detection,
- * the RTT estimator and the congestion window of one path.
+ * Path logic: the selective-ACK window on both sides, loss detection and
+ * the RTT estimator of one path; its window is cc.c's.
  *
  * A path is an ordered sequence stream: once packets sent after another
  * one have been acknowledged, the earlier one is lost, not late.  The only
@@ -10,8 +10,8 @@
  *
  * Loss and congestion are kept apart: on a lossy fabric, losing a packet
  * says little about load, so a loss only causes the packet to be sent
- * again.  ECN marks (and timeouts, which may mean a dead route) shrink
- * the window.
+ * again.  ECN marks (and timeouts, which may mean a dead route) go to
+ * congestion control.
  */
 #include <linux/minmax.h>
 #include <linux/string.h>
@@ -84,6 +84,53 @@ void mroce_rxwin_sack(const struct mroce_rxwin *w, u8 *sack)
 		put_unaligned_le32(words[i], sack + 4 * i);
 }
 
+/**
+ * mroce_rxwin_data() - record a new DATA packet of the path
+ * @w: the path's receive window; mroce_rxwin_check() called @psn new
+ * @psn: the packet's sequence number
+ * @ce: it arrived CE-marked
+ * @ack_req: it carries ACK_REQ
+ *
+ * Documentation/wire-protocol.rst, "Receiver": an ACK is owed after
+ * every second packet, and at once for one out of order or with
+ * ACK_REQ (and, the caller's part, when a message completes or is NAKed).
+ *
+ * Return: true if an ACK of the path is due now.
+ */
+bool mroce_rxwin_data(struct mroce_rxwin *w, u32 psn, bool ce, bool ack_req)
+{
+	bool in_order = mroce_rxwin_record(w, psn);
+
+	if (ce)
+		w->ce_count++;
+	w->unacked++;
+	return !in_order || ack_req || w->unacked >= 2;
+}
+
+/**
+ * mroce_rxwin_ack() - the ACK that reports a path's receive window
+ * @w: the window
+ * @path: the path's id
+ * @sack: MROCE_SACK_BITS / 8 bytes, filled with the bitmap
+ * @pkt: filled with the ACK's fields; the epochs, flags and stream
+ *	records are the caller's
+ *
+ * The window then owes no ACK.
+ */
+void mroce_rxwin_ack(struct mroce_rxwin *w, unsigned int path, u8 *sack,
+		     struct mroce_pkt *pkt)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	pkt->type = MROCE_PKT_ACK;
+	pkt->path = path;
+	pkt->psn = w->cum;
+	pkt->sack = sack;
+	pkt->ce_count = w->ce_count;
+	pkt->share = 0xffff;	/* "Congestion control": no limit */
+	mroce_rxwin_sack(w, sack);
+	w->unacked = 0;
+}
+
 static bool sack_test(const u8 *sack, u32 bit)
 {
 	return sack[bit / 8] & (1U << (bit % 8));
@@ -99,12 +146,8 @@ void mroce_txpath_init(struct mroce_txpath *tp, u32 min_rto_us,
 		       u32 delay_target_us)
 {
 	memset(tp, 0, sizeof(*tp));
-	tp->cwnd = MROCE_CWND_INIT;
-	tp->ssthresh = MROCE_WINDOW;
-	/* Until measured, a mark is taken as seriously as loss in TCP. */
-	tp->alpha = MROCE_ALPHA_ONE;
+	mroce_cc_init(&tp->cc, delay_target_us);
 	tp->min_rto_us = min_rto_us;
-	tp->delay_target_us = delay_target_us;
 	tp->rto_us = max(MROCE_RTO_INIT_US, min_rto_us);
 }
 
@@ -133,7 +176,8 @@ static void slots_reverse(struct mroce_txpath *tp, unsigned int from,
  * Sequence numbers start at 0 for each pair of epochs, and the packets in
  * flight were sent to the earlier incarnation (Documentation/
  * wire-protocol.rst, "Connections and epochs").  The measurements of the
- * route (RTT, RTO, base RTT) and the window stay: the network is the same.
+ * route (RTT, RTO) and congestion control's stay (mroce_cc_restart()):
+ * the network is the same.
  *
  * Return: the number of kept packets, in their old order.
  */
@@ -142,12 +186,10 @@ unsigned int mroce_txpath_restart(struct mroce_txpath *tp,
 				  void (*release)(void *ctx, void *arg),
 				  void *arg, u32 *psns)
 {
-	u32 cwnd = tp->cwnd, ssthresh = tp->ssthresh, alpha = tp->alpha;
 	u32 srtt = tp->srtt_us, rttvar = tp->rttvar_us, rto = tp->rto_us;
-	u32 min_rtt = tp->min_rtt_us, min_rto = tp->min_rto_us;
-	u32 delay_target = tp->delay_target_us;
-	u64 min_rtt_stamp = tp->min_rtt_stamp_us, route = tp->route_us;
-	u64 lost = tp->lost;
+	u32 min_rto = tp->min_rto_us;
+	u64 route = tp->route_us, lost = tp->lost;
+	struct mroce_cc cc = tp->cc;
 	unsigned int first = tp->una & (MROCE_WINDOW - 1), n = 0, i;
 	u32 psn;
 
@@ -178,16 +220,12 @@ unsigned int mroce_txpath_restart(struct mroce_txpath *tp,
 	}
 
 	memset(tp, 0, offsetof(struct mroce_txpath, slot));
-	tp->cwnd = cwnd;
-	tp->ssthresh = ssthresh;
-	tp->alpha = alpha;
+	tp->cc = cc;
+	mroce_cc_restart(&tp->cc);
 	tp->srtt_us = srtt;
 	tp->rttvar_us = rttvar;
 	tp->rto_us = rto;
-	tp->min_rtt_us = min_rtt;
-	tp->min_rtt_stamp_us = min_rtt_stamp;
 	tp->min_rto_us = min_rto;
-	tp->delay_target_us = delay_target;
 	tp->route_us = route;
 	tp->lost = lost;
 	for (i = 0; i < n; i++) {
@@ -204,13 +242,12 @@ unsigned int mroce_txpath_restart(struct mroce_txpath *tp,
  * @tp: the path
  * @now_us: current time
  *
- * The new route's base RTT is unknown: the next sample is its first.
  * Packets sent before now travelled the old route: their expiry is no
  * evidence against the new one.
  */
 void mroce_txpath_new_route(struct mroce_txpath *tp, u64 now_us)
 {
-	tp->min_rtt_us = 0;
+	mroce_cc_on_new_route(&tp->cc);
 	tp->route_us = now_us;
 }
 
@@ -220,19 +257,14 @@ void mroce_txpath_new_route(struct mroce_txpath *tp, u64 now_us)
  * @cwnd: the window the path had on that route before it failed
  *
  * The route answered a probe: whatever timeout episode the path had
- * elsewhere ends, so the path carries new packets at once.  Its window
- * from the crowded route it fled to is no measure of this one, and
- * additive increase from there would take many RTTs; the window it had
- * here before the failure is, and the path takes it back.  (Slow start
- * instead overflowed the route's queue when several paths came back
- * together: their windows doubled faster than delay marks could stop.)
+ * elsewhere ends, so the path carries new packets at once, with the
+ * window it had there (mroce_cc_on_route_back()).
  */
 void mroce_txpath_route_back(struct mroce_txpath *tp, u32 cwnd)
 {
 	tp->backoff = 0;
 	tp->dead = false;
-	tp->cwnd = clamp(cwnd, tp->cwnd, MROCE_WINDOW);
-	tp->cwnd_acc = 0;
+	mroce_cc_on_route_back(&tp->cc, cwnd);
 }
 
 /**
@@ -246,7 +278,7 @@ unsigned int mroce_txpath_room(const struct mroce_txpath *tp)
 {
 	u32 span = tp->nxt - tp->una;
 	u32 pipe = span - tp->sacked - tp->lost_pending;
-	u32 cwnd = min_t(u32, tp->cwnd, MROCE_WINDOW);
+	u32 cwnd = min_t(u32, tp->cc.cwnd, MROCE_WINDOW);
 
 	if (span >= MROCE_WINDOW || pipe >= cwnd)
 		return 0;
@@ -330,81 +362,6 @@ void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us)
 			   tp->min_rto_us, MROCE_RTO_MAX_US);
 }
 
-/*
- * Multiplicative decrease, at most once per window of data, by half the
- * marked fraction (RFC 8257): a queue that marks a few packets per window
- * costs a few percent of the window, one that marks them all halves it.
- */
-static bool cwnd_decrease(struct mroce_txpath *tp)
-{
-	u32 cut;
-
-	if (mroce_seq_before(tp->una, tp->recover))
-		return false;
-	cut = max_t(u32, (u64)tp->cwnd * tp->alpha / (2 * MROCE_ALPHA_ONE), 1U);
-	tp->cwnd = max(tp->cwnd - min(cut, tp->cwnd), 1U);
-	tp->ssthresh = max(tp->cwnd, 2U);
-	tp->cwnd_acc = 0;
-	tp->recover = tp->nxt;
-	tp->undo_valid = false;	/* real congestion: nothing to undo */
-	return true;
-}
-
-/*
- * Fold an ACK into the marked fraction; once a window of data (everything
- * sent when the observation window began) is acknowledged, average it in.
- */
-static void alpha_update(struct mroce_txpath *tp, unsigned int acked,
-			 unsigned int ce)
-{
-	u32 frac;
-
-	tp->win_acked += acked;
-	tp->win_ce += ce;
-	if (mroce_seq_before(tp->una, tp->alpha_end) || !tp->win_acked)
-		return;
-	frac = min_t(u64, (u64)tp->win_ce * MROCE_ALPHA_ONE / tp->win_acked,
-		     MROCE_ALPHA_ONE);
-	tp->alpha = tp->alpha - (tp->alpha >> MROCE_ALPHA_SHIFT) +
-		    (frac >> MROCE_ALPHA_SHIFT);
-	tp->win_acked = 0;
-	tp->win_ce = 0;
-	tp->alpha_end = tp->nxt;
-}
-
-/*
- * A fabric without ECN marking says nothing before its queues overflow,
- * and loss is no congestion signal here: a sample that many
- * microseconds above the path's base RTT marks the packets of its ACK
- * as a marking queue would, so windows stop short of filling the queue.
- */
-static unsigned int delay_marks(struct mroce_txpath *tp, u64 now_us,
-				u32 rtt_us, unsigned int acked)
-{
-	if (!tp->delay_target_us)
-		return 0;
-	if (!tp->min_rtt_us || rtt_us <= tp->min_rtt_us ||
-	    now_us - tp->min_rtt_stamp_us > MROCE_MIN_RTT_WIN_US) {
-		tp->min_rtt_us = rtt_us;
-		tp->min_rtt_stamp_us = now_us;
-	}
-	return rtt_us > tp->min_rtt_us + tp->delay_target_us ? acked : 0;
-}
-
-static void cwnd_increase(struct mroce_txpath *tp, unsigned int acked)
-{
-	if (tp->cwnd < tp->ssthresh) {
-		tp->cwnd += acked;
-	} else {
-		tp->cwnd_acc += acked;
-		while (tp->cwnd_acc >= tp->cwnd) {
-			tp->cwnd_acc -= tp->cwnd;
-			tp->cwnd++;
-		}
-	}
-	tp->cwnd = min_t(u32, tp->cwnd, MROCE_WINDOW);
-}
-
 /**
  * mroce_txpath_ack() - apply an ACK of this path
  * @tp: the path
@@ -427,6 +384,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		     struct mroce_ack_result *res)
 {
 	u64 newest_once = 0, late = 0;
+	struct mroce_cc_ack cca;
 	bool own_route = false;
 	u16 ce;
 	u32 psn;
@@ -507,11 +465,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 	if (res->spurious) {
 		/* Undo the episode's window cut; let the RTO learn the delay. */
 		mroce_rtt_sample(tp, min_t(u64, late, U32_MAX));
-		if (tp->undo_valid) {
-			tp->cwnd = max(tp->cwnd, tp->undo_cwnd);
-			tp->ssthresh = max(tp->ssthresh, tp->undo_ssthresh);
-			tp->undo_valid = false;
-		}
+		mroce_cc_on_spurious_timeout(&tp->cc);
 	}
 
 	/*
@@ -539,13 +493,11 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		ce = 0;
 	else
 		tp->ce_seen = ce_count;
-	if (res->rtt_us)
-		res->delayed = delay_marks(tp, now_us, res->rtt_us, res->acked);
-	alpha_update(tp, res->acked, ce + res->delayed);
-	if (ce || res->delayed)
-		res->congested = cwnd_decrease(tp);
-	else if (res->acked)
-		cwnd_increase(tp, res->acked);
+	cca = (struct mroce_cc_ack) {
+		.now_us = now_us, .una = tp->una, .nxt = tp->nxt,
+		.rtt_us = res->rtt_us, .acked = res->acked, .ce = ce,
+	};
+	res->congested = mroce_cc_on_ack(&tp->cc, &cca, &res->delayed);
 	return 0;
 }
 
@@ -664,17 +616,15 @@ unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
 {
 	struct mroce_txslot *slot = oldest_outstanding(tp, psns);
 	unsigned int n = 1;
+	bool first;
 	u32 psn;
 
 	if (!slot || slot->xmit_us + mroce_txpath_rto(tp) > now_us)
 		return 0;
 
 	expire(tp, slot);
-	if (!tp->backoff) {
-		/* First expiry of an episode: remember what it takes away. */
-		tp->undo_cwnd = tp->cwnd;
-		tp->undo_ssthresh = tp->ssthresh;
-		tp->undo_valid = true;
+	first = !tp->backoff;
+	if (first) {
 		tp->episode_us = slot->xmit_us;
 		tp->heard = false;
 		/* With evidence of a dead route, as if it were the second. */
@@ -688,20 +638,9 @@ unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
 			    tp->backoff + 1 >= MROCE_BLIND_EXPIRIES);
 	}
 	tp->backoff++;
-	tp->cwnd_acc = 0;
-	tp->recover = tp->nxt;
-	if (!tp->dead) {
-		tp->ssthresh = max(tp->cwnd / 2, 2U);
-		tp->cwnd = tp->ssthresh;
+	mroce_cc_on_timeout(&tp->cc, tp->nxt, first, tp->dead);
+	if (!tp->dead)
 		return n;
-	}
-
-	/*
-	 * A new route starts from one packet; what the old one carried
-	 * before the episode says how far slow start may go on it.
-	 */
-	tp->ssthresh = max(tp->undo_cwnd / 2, 2U);
-	tp->cwnd = 1;
 
 	for (psn = tp->una; psn != tp->nxt && n < max; psn++) {
 		slot = mroce_txpath_slot(tp, psn);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * One path of a connection: its sequence space, selective-ACK window,
- * RTT estimator and congestion window (Documentation/wire-protocol.rst,
- * "Paths" and "Congestion control").  Pure logic: times come in as
- * arguments in microseconds, packets are opaque context pointers, so
- * KUnit drives it directly.
+ * loss detection and RTT estimator (Documentation/wire-protocol.rst,
+ * "Paths"), feeding its congestion control (cc.h).  Pure logic: times
+ * come in as arguments in microseconds, packets are opaque context
+ * pointers, so KUnit drives it directly.
  */
 #ifndef MROCE_PATH_H
 #define MROCE_PATH_H
@@ -12,24 +12,15 @@
 #include <linux/bitmap.h>
 #include <linux/types.h>
 
+#include "cc.h"
 #include "wire.h"
 
 #define MROCE_WINDOW		MROCE_SACK_BITS	/* packets in flight per path */
 #define MROCE_RTO_MAX_US	1000000U
 #define MROCE_RTO_INIT_US	100000U
 #define MROCE_BLIND_EXPIRIES	5	/* expiries in a row that find a silent route dead */
-#define MROCE_CWND_INIT		16U
-/*
- * ECN: the fraction of packets marked, in units of 1/MROCE_ALPHA_ONE (fine
- * enough for one mark in a full window to count), averaged over windows
- * with weight 1/2^MROCE_ALPHA_SHIFT.
- */
-#define MROCE_ALPHA_ONE		BIT(20)
-#define MROCE_ALPHA_SHIFT	4U
 /* Acknowledged packets past a hole before it counts as a loss. */
 #define MROCE_REORDER_PKTS	3U
-/* The base RTT is the smallest sample of this long a window. */
-#define MROCE_MIN_RTT_WIN_US	10000000U
 
 /**
  * struct mroce_rxwin - receive side of a path
@@ -57,6 +48,9 @@ enum mroce_rx_verdict {
 enum mroce_rx_verdict mroce_rxwin_check(const struct mroce_rxwin *w, u32 psn);
 bool mroce_rxwin_record(struct mroce_rxwin *w, u32 psn);
 void mroce_rxwin_sack(const struct mroce_rxwin *w, u8 *sack);
+bool mroce_rxwin_data(struct mroce_rxwin *w, u32 psn, bool ce, bool ack_req);
+void mroce_rxwin_ack(struct mroce_rxwin *w, unsigned int path, u8 *sack,
+		     struct mroce_pkt *pkt);
 
 enum mroce_slot_state {
 	MROCE_SLOT_FREE,
@@ -94,16 +88,8 @@ struct mroce_txslot {
  * struct mroce_txpath - send side of a path
  * @una: oldest unacknowledged sequence
  * @nxt: next new sequence
- * @cwnd: congestion window, packets (1 to MROCE_WINDOW)
- * @cwnd_acc: acknowledged packets towards the next additive increase
- * @ssthresh: slow-start threshold
- * @recover: no further decrease until @una passes it (once per RTT)
+ * @cc: congestion control, fed by the ACKs and timeouts below
  * @ce_seen: last ce_count the receiver reported
- * @alpha: moving average of the fraction of packets CE-marked per window,
- *	in units of 1/MROCE_ALPHA_ONE; a mark cuts @cwnd by @alpha / 2
- * @alpha_end: the current observation window ends when @una passes it
- * @win_acked: packets acknowledged in the current observation window
- * @win_ce: CE marks reported in it
  * @srtt_us: smoothed RTT; 0 until the first sample
  * @rttvar_us: RTT variance
  * @rto_us: retransmission timeout, before backoff
@@ -117,10 +103,6 @@ struct mroce_txslot {
  * @route_us: when the path took its current port; a packet sent before
  *	says nothing of the route it is on now
  * @min_rto_us: floor of @rto_us
- * @delay_target_us: queueing delay (RTT above @min_rtt_us) that counts
- *	as a congestion mark; 0: none does
- * @min_rtt_us: smallest RTT sample in the current window; 0 until one
- * @min_rtt_stamp_us: when @min_rtt_us was taken
  * @xmits: transmissions so far, new and repeated (wraps)
  * @rack_order: latest transmission (@xmits count) of any acknowledged packet
  * @high_acked: highest sequence acknowledged so far
@@ -128,23 +110,13 @@ struct mroce_txslot {
  * @lost: packets found lost, cumulative
  * @sacked: acknowledged packets at or after @una (selectively acked)
  * @lost_pending: packets found lost and not yet sent again
- * @undo_cwnd: @cwnd before the first timeout of the current episode
- * @undo_ssthresh: @ssthresh before it
- * @undo_valid: the episode's window cut may still be undone
  * @slot: outstanding packets, indexed by sequence modulo MROCE_WINDOW
  */
 struct mroce_txpath {
 	u32 una;
 	u32 nxt;
-	u32 cwnd;
-	u32 cwnd_acc;
-	u32 ssthresh;
-	u32 recover;
+	struct mroce_cc cc;
 	u16 ce_seen;
-	u32 alpha;
-	u32 alpha_end;
-	u32 win_acked;
-	u32 win_ce;
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 rto_us;
@@ -154,9 +126,6 @@ struct mroce_txpath {
 	bool dead;
 	u64 route_us;
 	u32 min_rto_us;
-	u32 delay_target_us;
-	u32 min_rtt_us;
-	u64 min_rtt_stamp_us;
 	u32 xmits;
 	u32 rack_order;
 	u32 high_acked;
@@ -164,9 +133,6 @@ struct mroce_txpath {
 	u64 lost;
 	u32 sacked;
 	u32 lost_pending;
-	u32 undo_cwnd;
-	u32 undo_ssthresh;
-	bool undo_valid;
 	struct mroce_txslot slot[MROCE_WINDOW];
 };
 

@@ -91,7 +91,7 @@ static struct sk_buff *rx_data(struct mroce_conn *conn,
 {
 	struct mroce_rxwin *rx = &conn->rx[pkt->path];
 	struct mroce_stream *s;
-	bool in_order;
+	bool due;
 
 	/* Its ACKs, duplicates' included, go back on the sender's route. */
 	rx->sport = sport;
@@ -107,19 +107,15 @@ static struct sk_buff *rx_data(struct mroce_conn *conn,
 		mroce_count(conn->mdev, MROCE_CNT_OUTSIDE_WINDOW, 1);
 		return NULL;
 	}
-	in_order = mroce_rxwin_record(rx, pkt->psn);
-	if (ce) {
-		rx->ce_count++;
+	due = mroce_rxwin_data(rx, pkt->psn, ce, pkt->flags & MROCE_F_ACK_REQ);
+	if (ce)
 		mroce_count(conn->mdev, MROCE_CNT_ECN_MARKED, 1);
-	}
-	rx->unacked++;
 
 	s = mroce_stream_lookup(conn, pkt->dst_qpn);
 	if (s)
 		mroce_stream_rx(s, pkt, payload);
 
-	if (!in_order || (pkt->flags & MROCE_F_ACK_REQ) || rx->unacked >= 2 ||
-	    !list_empty(&conn->ack_streams))
+	if (due || !list_empty(&conn->ack_streams))
 		__set_bit(pkt->path, conn->ack_due);
 	return NULL;
 }
@@ -132,7 +128,7 @@ static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt,
 	u64 now = mroce_now_us();
 	unsigned int i;
 
-	if (pkt->path < conn->npaths) {
+	if (pkt->path < conn->paths.n) {
 		path = &conn->path[pkt->path];
 		if (!mroce_txpath_ack(&path->tx, now, pkt->psn, pkt->sack,
 				      pkt->ce_count, mroce_stream_seg_acked, NULL,
@@ -154,7 +150,7 @@ static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt,
 		/* The route this path left works again: spread out as before. */
 		if ((pkt->flags & MROCE_F_ROUTE) && path->home_sport &&
 		    sport == path->home_sport)
-			mroce_path_return(conn, path);
+			mroce_path_return(conn, pkt->path, now);
 	}
 	for (i = 0; i < pkt->nstreams; i++) {
 		struct mroce_ack_stream rec;

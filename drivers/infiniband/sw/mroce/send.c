@@ -101,16 +101,8 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 {
 	struct mroce_rxwin *rx = &conn->rx[path];
 	u8 sack[MROCE_SACK_BITS / 8];
-	struct mroce_pkt pkt = {
-		.type = MROCE_PKT_ACK,
-		.path = path,
-		.psn = rx->cum,
-		.sack = sack,
-		.ce_count = rx->ce_count,
-		.share = 0xffff,
-		.flags = route_sport ? MROCE_F_ROUTE : 0,
-	};
 	struct mroce_stream *s, *tmp;
+	struct mroce_pkt pkt;
 	struct sk_buff *skb;
 	unsigned int n = 0;
 	void *buf;
@@ -130,7 +122,8 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 	/* Back the way the path's data came: the peer steers both ways. */
 	MROCE_CB(skb)->sport = route_sport ?: rx->sport;
 	MROCE_CB(skb)->nocache = route_sport;
-	mroce_rxwin_sack(rx, sack);
+	mroce_rxwin_ack(rx, path, sack, &pkt);
+	pkt.flags = route_sport ? MROCE_F_ROUTE : 0;
 	set_epochs(conn, &pkt);
 	pkt.nstreams = n;
 	buf = skb_put(skb, MROCE_ACK_HDR_LEN + n * sizeof(struct mroce_stream_rec));
@@ -154,7 +147,6 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 			s->report.nak = MROCE_NAK_NONE;
 		list_del_init(&s->ack_node);
 	}
-	rx->unacked = 0;
 	__clear_bit(path, conn->ack_due);
 	return skb;
 }
@@ -185,10 +177,10 @@ struct sk_buff *mroce_build_hello(struct mroce_conn *conn)
 {
 	struct mroce_pkt pkt = {
 		.type = MROCE_PKT_HELLO,
-		.paths = conn->npaths,
+		.paths = conn->paths.n,
 	};
 	struct sk_buff *skb = mroce_alloc_skb(MROCE_HELLO_LEN,
-					      conn->rr_path++ % conn->npaths, false);
+					      conn->paths.rr++ % conn->paths.n, false);
 
 	if (!skb)
 		return NULL;
@@ -443,13 +435,14 @@ void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q)
 	rcu_read_lock();
 	sk = mroce_socket_sk(conn->mdev, !conn->ipv4);
 	while ((skb = __skb_dequeue(q))) {
-		struct mroce_path *path = &conn->path[MROCE_CB(skb)->path % conn->npaths];
-		struct mroce_path *route = &conn->path[MROCE_CB(skb)->route % conn->npaths];
+		unsigned int id = MROCE_CB(skb)->path % conn->paths.n;
+		unsigned int route = MROCE_CB(skb)->route % conn->paths.n;
+		struct mroce_path_dst *dst = &conn->dst[id];
 		struct mroce_flow f = {
 			.laddr = &conn->laddr,
 			.raddr = &conn->raddr,
-			.sport = route->sport,
-			.cache = &route->dst,
+			.sport = conn->path[route].sport,
+			.cache = &conn->dst[route].dst,
 			.ecn = MROCE_CB(skb)->data ? INET_ECN_ECT_0 : 0,
 		};
 
@@ -458,53 +451,27 @@ void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q)
 			f.cache = NULL;
 		} else if (MROCE_CB(skb)->sport) {
 			f.sport = MROCE_CB(skb)->sport;
-			f.cache = &path->ack_dst;
+			f.cache = &dst->ack;
 			/*
 			 * Unlocked: racing senders may briefly use a route
 			 * looked up for the other port; it still leads to the
 			 * peer, and the reset makes the next lookup right.
 			 */
-			if (READ_ONCE(path->ack_sport) != f.sport) {
-				dst_cache_reset(&path->ack_dst);
-				WRITE_ONCE(path->ack_sport, f.sport);
+			if (READ_ONCE(dst->ack_sport) != f.sport) {
+				dst_cache_reset(&dst->ack);
+				WRITE_ONCE(dst->ack_sport, f.sport);
 			}
 		}
 
 		if (!xmit_flow(sk, skb, &f)) {
 			mroce_count(conn->mdev, MROCE_CNT_TX_PKTS, 1);
 			if (f.ecn)
-				mroce_count_path(conn->mdev, path - conn->path,
+				mroce_count_path(conn->mdev, id,
 						 MROCE_PCNT_TX_PKTS, 1);
 		}
 	}
 	rcu_read_unlock();
 	local_bh_enable();
-}
-
-/* The path with the most room for new packets, or NULL. */
-static struct mroce_path *pick_path(struct mroce_conn *conn, unsigned int *id)
-{
-	unsigned int i, best_room = 0, start = conn->rr_path++;
-	struct mroce_path *best = NULL;
-
-	for (i = 0; i < conn->npaths; i++) {
-		unsigned int p = (start + i) % conn->npaths;
-		struct mroce_path *path = &conn->path[p];
-		unsigned int room = mroce_txpath_room(&path->tx);
-
-		/*
-		 * A path that timed out twice in a row (its route dead, or
-		 * the peer silent) only carries its own resends.
-		 */
-		if (path->tx.backoff >= 2)
-			continue;
-		if (room > best_room) {
-			best_room = room;
-			best = path;
-			*id = p;
-		}
-	}
-	return best;
 }
 
 /*
@@ -513,14 +480,11 @@ static struct mroce_path *pick_path(struct mroce_conn *conn, unsigned int *id)
  */
 static void tx_timeouts(struct mroce_conn *conn, u64 now)
 {
-	unsigned int i, k, n, backoff;
-	u64 delivered = 0;
-
 	/* Evidence of a dead route; see mroce_txpath_timeout() in path.c. */
-	for (i = 0; i < conn->npaths; i++)
-		delivered = max(delivered, conn->path[i].tx.delivered_us);
+	u64 delivered = mroce_paths_delivered(&conn->paths);
+	unsigned int i, k, n, backoff;
 
-	for (i = 0; i < conn->npaths; i++) {
+	for (i = 0; i < conn->paths.n; i++) {
 		struct mroce_path *path = &conn->path[i];
 		u32 *due;
 
@@ -540,7 +504,7 @@ static void tx_timeouts(struct mroce_conn *conn, u64 now)
 				mroce_count(conn->mdev, MROCE_CNT_SILENT_TIMEOUTS, 1);
 			/* The new route may be no better: keep trying others. */
 			if (path->tx.dead)
-				mroce_path_reroll(conn, path, now);
+				mroce_path_reroll(conn, i, now);
 			path->nresend += n;
 			for (k = 0; k < n; k++) {
 				struct mroce_txslot *slot = mroce_txpath_slot(&path->tx, due[k]);
@@ -562,41 +526,18 @@ static void tx_route_probes(struct mroce_conn *conn, u64 now,
 {
 	unsigned int i;
 
-	for (i = 0; i < conn->npaths; i++) {
-		struct mroce_path *path = &conn->path[i];
+	for (i = 0; i < conn->paths.n; i++) {
 		struct sk_buff *skb;
 
-		if (!path->home_sport || now < path->home_probe_us)
+		if (!mroce_paths_probe_due(&conn->paths, i, now))
 			continue;
-		if (now >= path->home_until_us) {
-			path->home_sport = 0;
-			continue;
-		}
-		skb = build_probe(conn, i, MROCE_PROBE_NO_QPN, path->home_sport);
+		skb = build_probe(conn, i, MROCE_PROBE_NO_QPN,
+				  conn->path[i].home_sport);
 		if (skb) {
 			__skb_queue_tail(q, skb);
 			mroce_count(conn->mdev, MROCE_CNT_ROUTE_PROBES, 1);
 		}
-		path->home_probe_us = now + MROCE_HOME_PROBE_US;
 	}
-}
-
-/*
- * The route for a packet whose own path's timer expired on it: that of
- * another path which delivers (no timeout pending, an RTT measured), the
- * candidates taking turns; the path's own when there is none.
- */
-static unsigned int detour_route(struct mroce_conn *conn, unsigned int self)
-{
-	unsigned int i, p;
-
-	for (i = 0; i < conn->npaths; i++) {
-		p = conn->detour_rr++ % conn->npaths;
-		if (p != self && !conn->path[p].tx.backoff &&
-		    conn->path[p].tx.srtt_us)
-			return p;
-	}
-	return self;
 }
 
 static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
@@ -604,7 +545,7 @@ static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
 {
 	unsigned int i, sent = 0;
 
-	for (i = 0; i < conn->npaths; i++) {
+	for (i = 0; i < conn->paths.n; i++) {
 		struct mroce_path *path = &conn->path[i];
 		unsigned int k, route;
 
@@ -622,7 +563,7 @@ static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
 			 * A SACK gap is loss on a route that delivers; a timeout
 			 * may be a dead one, so that packet takes another's.
 			 */
-			route = slot->expiries ? detour_route(conn, i) : i;
+			route = slot->expiries ? mroce_paths_detour(&conn->paths, i) : i;
 			MROCE_CB(skb)->route = route;
 			if (route != i)
 				mroce_count(conn->mdev, MROCE_CNT_DETOURS, 1);
@@ -644,17 +585,16 @@ static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
 static unsigned int tx_new(struct mroce_conn *conn, u64 now,
 			   struct sk_buff_head *q, unsigned int budget)
 {
-	unsigned int sent = 0, id;
+	unsigned int sent = 0;
 
 	while (sent < budget && !list_empty(&conn->tx_streams)) {
+		int id = mroce_paths_pick(&conn->paths);
 		struct mroce_stream *s;
-		struct mroce_path *path;
 		struct mroce_seg *seg;
 		struct sk_buff *skb;
 		u32 psn;
 
-		path = pick_path(conn, &id);
-		if (!path)
+		if (id < 0)
 			break;
 		s = list_first_entry(&conn->tx_streams, struct mroce_stream, tx_node);
 		/* Round robin over streams, one packet each. */
@@ -668,7 +608,7 @@ static unsigned int tx_new(struct mroce_conn *conn, u64 now,
 			list_del_init(&s->tx_node);
 			continue;
 		}
-		psn = mroce_txpath_send(&path->tx, now, seg);
+		psn = mroce_txpath_send(&conn->path[id].tx, now, seg);
 		skb = build_data(conn, id, seg, psn);
 		if (skb)
 			__skb_queue_tail(q, skb);
@@ -692,7 +632,7 @@ static void ack_req_tails(struct mroce_conn *conn, struct sk_buff_head *q)
 	skb_queue_walk(q, skb)
 		if (MROCE_CB(skb)->data)
 			tail[MROCE_CB(skb)->path] = skb;
-	for (i = 0; i < conn->npaths; i++)
+	for (i = 0; i < conn->paths.n; i++)
 		if (tail[i])
 			((struct mroce_hdr *)tail[i]->data)->flags |= MROCE_F_ACK_REQ;
 }
@@ -707,30 +647,18 @@ static bool conn_has_live_stream(struct mroce_conn *conn)
 	return false;
 }
 
-/* Every path with packets in flight has expired MROCE_BLIND_EXPIRIES in a row. */
-static bool conn_peer_silent(struct mroce_conn *conn)
-{
-	unsigned int i;
-
-	for (i = 0; i < conn->npaths; i++)
-		if (mroce_txpath_deadline(&conn->path[i].tx) &&
-		    conn->path[i].tx.backoff < MROCE_BLIND_EXPIRIES)
-			return false;
-	return true;
-}
-
 static void tx_arm(struct mroce_conn *conn, u64 now)
 {
 	bool live = conn_has_live_stream(conn);
 	/* Documentation/wire-protocol.rst, id DEAD-PEER-QUIET */
-	bool quiet = !live && conn_peer_silent(conn);
+	bool quiet = !live && mroce_paths_silent(&conn->paths);
 	struct mroce_stream *s;
 	u64 t = 0, d;
 	unsigned int i;
 
 	if (!conn->peer_epoch && live)
 		t = conn->hello_due_us;
-	for (i = 0; !quiet && i < conn->npaths; i++) {
+	for (i = 0; !quiet && i < conn->paths.n; i++) {
 		d = mroce_txpath_deadline(&conn->path[i].tx);
 		if (d && (!t || d < t))
 			t = d;
@@ -779,7 +707,7 @@ void mroce_tx_work(struct work_struct *work)
 		u64 d = mroce_stream_deadline(s);
 
 		if (d && d <= now && mroce_stream_timer(s, now)) {
-			skb = build_probe(conn, conn->rr_path++ % conn->npaths,
+			skb = build_probe(conn, conn->paths.rr++ % conn->paths.n,
 					  s->dest_qpn, 0);
 			mroce_count(conn->mdev, MROCE_CNT_PROBES, 1);
 			if (skb)

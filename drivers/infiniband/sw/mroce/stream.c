@@ -1294,7 +1294,7 @@ static u64 stream_probe_us(struct mroce_stream *s)
 	u64 t = MROCE_PROBE_MIN_US;
 	unsigned int i;
 
-	for (i = 0; i < s->conn->npaths; i++)
+	for (i = 0; i < s->conn->paths.n; i++)
 		t = max_t(u64, t, 2 * mroce_txpath_rto(&s->conn->path[i].tx));
 	return t;
 }

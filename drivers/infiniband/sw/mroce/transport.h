@@ -14,7 +14,7 @@
 #include <linux/workqueue.h>
 #include <net/dst_cache.h>
 
-#include "path.h"
+#include "multipath.h"
 #include "verbs.h"
 #include "wire.h"
 
@@ -22,49 +22,18 @@
 #define MROCE_TX_BUDGET		64	/* packets per pass of the send work */
 #define MROCE_HELLO_US		20000	/* HELLO resend interval */
 #define MROCE_MAX_CONNS		4096	/* per device */
-#define MROCE_HOME_PROBE_US	100000	/* route probe interval of a moved path */
-#define MROCE_HOME_KEEP_US	(60 * USEC_PER_SEC)	/* ... for this long */
 
 /**
- * struct mroce_path - one path of a connection, both directions
- * @tx: send side: sequence space, SACK window, RTT, congestion window
- * @sport: UDP source port, the path's ECMP entropy
- * @plane: the local next hop @sport was routed to when chosen
- *	(mroce_route_plane()), 0 if unknown
- * @rerolls: times @sport was changed after timeouts
+ * struct mroce_path_dst - the routes one path's packets were last sent by
  * @dst: cached route for this path's flow
- * @ack_dst: cached route of the ACKs for the peer's path of the same id,
+ * @ack: cached route of the ACKs for the peer's path of the same id,
  *	which travel with the peer's source port, @ack_sport
- * @ack_sport: the port @ack_dst was looked up for
- * @resend: sequences found lost, waiting to be sent again
- * @nresend: entries of @resend
- * @home_sport: the port the path had when its route was found dead, or
- *	0; probed until it answers again, then taken back, so the load
- *	returns to a repaired route
- * @home_plane: the local next hop @home_sport led to then; no path is
- *	moved there while @home_sport is set, unless a path on it delivers
- *	a packet sent after @home_left_us
- * @home_left_us: when the path left @home_sport
- * @home_cwnd: the path's window on @home_sport before its route failed
- * @home_probe_us: when to probe @home_sport next
- * @home_until_us: when to give up on @home_sport
+ * @ack_sport: the port @ack was looked up for
  */
-struct mroce_path {
-	struct mroce_txpath tx;
-	u16 sport;
-	u64 plane;
-	u32 rerolls;
+struct mroce_path_dst {
 	struct dst_cache dst;
-	struct dst_cache ack_dst;
+	struct dst_cache ack;
 	u16 ack_sport;
-	u32 resend[MROCE_WINDOW];
-	u32 nresend;
-	u16 home_sport;
-	u64 home_plane;
-	u64 home_left_us;
-	u32 home_cwnd;
-	u64 home_probe_us;
-	u64 home_until_us;
 };
 
 /**
@@ -88,10 +57,9 @@ struct mroce_path {
  * @timer: fires at the earliest path deadline; schedules @tx_work
  * @tx_work: the send engine
  * @dying: being freed: @tx_work arms @timer no more
- * @npaths: number of paths
  * @free_work: frees the connection after an RCU grace period
- * @rr_path: rotates the path scan, so equal paths take turns, and HELLOs
- * @detour_rr: rotates the choice of route for detoured resends
+ * @paths: path choice over @path; its @paths.rr also rotates HELLOs
+ * @dst: each path's cached routes, @paths.n of them
  * @rx: receive side of each of the peer's paths (it may use more than we do)
  * @path: the paths
  */
@@ -114,10 +82,9 @@ struct mroce_conn {
 	struct hrtimer timer;
 	struct work_struct tx_work;
 	bool dying;
-	unsigned int npaths;
 	struct rcu_work free_work;
-	unsigned int rr_path;
-	unsigned int detour_rr;
+	struct mroce_paths paths;
+	struct mroce_path_dst *dst;
 	struct mroce_rxwin rx[MROCE_MAX_PATHS];
 	struct mroce_path path[];
 };
@@ -320,11 +287,9 @@ struct mroce_conn *mroce_conn_lookup_rcu(struct mroce_dev *mdev,
 					 const struct in6_addr *raddr);
 void mroce_conn_put(struct mroce_conn *conn);
 void mroce_conn_kick(struct mroce_conn *conn);
-void mroce_path_reroll(struct mroce_conn *conn, struct mroce_path *path,
-		       u64 now);
-void mroce_path_return(struct mroce_conn *conn, struct mroce_path *path);
+void mroce_path_reroll(struct mroce_conn *conn, unsigned int i, u64 now);
+void mroce_path_return(struct mroce_conn *conn, unsigned int i, u64 now);
 void mroce_conn_spread(struct mroce_conn *conn);
-bool mroce_conn_plane_fled(struct mroce_conn *conn, u64 plane);
 void mroce_conn_init(struct mroce_dev *mdev);
 void mroce_conn_cleanup(struct mroce_dev *mdev);
 u64 mroce_now_us(void);

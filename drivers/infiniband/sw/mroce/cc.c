@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Congestion control of one path: ECN (and, on fabrics that do not mark,
+ * queueing delay) AIMD over a window of packets, cut by timeouts and
+ * restored when a timeout proves spurious (Documentation/
+ * wire-protocol.rst, "Congestion control").
+ *
+ * Loss is not among the inputs: on a lossy fabric, losing a packet says
+ * little about load, so path.c only sends it again.
+ */
+#include <linux/minmax.h>
+#include <linux/string.h>
+
+#include "compat.h"
+#include "cc.h"
+
+/**
+ * mroce_cc_init() - the congestion state of a new path
+ * @cc: the state
+ * @delay_target_us: queueing delay that counts as a congestion mark, or 0
+ */
+void mroce_cc_init(struct mroce_cc *cc, u32 delay_target_us)
+{
+	memset(cc, 0, sizeof(*cc));
+	cc->cwnd = MROCE_CWND_INIT;
+	cc->ssthresh = MROCE_CWND_MAX;
+	/* Until measured, a mark is taken as seriously as loss in TCP. */
+	cc->alpha = MROCE_ALPHA_ONE;
+	cc->delay_target_us = delay_target_us;
+}
+
+/**
+ * mroce_cc_restart() - the path's sequence space starts over
+ * @cc: the state
+ *
+ * What refers to sequence numbers (the recovery point, the observation
+ * window, a timeout episode) goes; what measures the network (window,
+ * threshold, marked fraction, base RTT) stays: the network is the same.
+ */
+void mroce_cc_restart(struct mroce_cc *cc)
+{
+	cc->cwnd_acc = 0;
+	cc->recover = 0;
+	cc->alpha_end = 0;
+	cc->win_acked = 0;
+	cc->win_ce = 0;
+	cc->undo_cwnd = 0;
+	cc->undo_ssthresh = 0;
+	cc->undo_valid = false;
+}
+
+/*
+ * Multiplicative decrease, at most once per window of data, by half the
+ * marked fraction (RFC 8257): a queue that marks a few packets per window
+ * costs a few percent of the window, one that marks them all halves it.
+ */
+static bool cwnd_decrease(struct mroce_cc *cc, const struct mroce_cc_ack *ack)
+{
+	u32 cut;
+
+	if (mroce_seq_before(ack->una, cc->recover))
+		return false;
+	cut = max_t(u32, (u64)cc->cwnd * cc->alpha / (2 * MROCE_ALPHA_ONE), 1U);
+	cc->cwnd = max(cc->cwnd - min(cut, cc->cwnd), 1U);
+	cc->ssthresh = max(cc->cwnd, 2U);
+	cc->cwnd_acc = 0;
+	cc->recover = ack->nxt;
+	cc->undo_valid = false;	/* real congestion: nothing to undo */
+	return true;
+}
+
+/*
+ * Fold an ACK into the marked fraction; once a window of data (everything
+ * sent when the observation window began) is acknowledged, average it in.
+ */
+static void alpha_update(struct mroce_cc *cc, const struct mroce_cc_ack *ack,
+			 unsigned int marked)
+{
+	u32 frac;
+
+	cc->win_acked += ack->acked;
+	cc->win_ce += marked;
+	if (mroce_seq_before(ack->una, cc->alpha_end) || !cc->win_acked)
+		return;
+	frac = min_t(u64, (u64)cc->win_ce * MROCE_ALPHA_ONE / cc->win_acked,
+		     MROCE_ALPHA_ONE);
+	cc->alpha = cc->alpha - (cc->alpha >> MROCE_ALPHA_SHIFT) +
+		    (frac >> MROCE_ALPHA_SHIFT);
+	cc->win_acked = 0;
+	cc->win_ce = 0;
+	cc->alpha_end = ack->nxt;
+}
+
+/*
+ * A fabric without ECN marking says nothing before its queues overflow,
+ * and loss is no congestion signal here: a sample that many
+ * microseconds above the path's base RTT marks the packets of its ACK
+ * as a marking queue would, so windows stop short of filling the queue.
+ */
+static unsigned int delay_marks(struct mroce_cc *cc,
+				const struct mroce_cc_ack *ack)
+{
+	if (!cc->delay_target_us || !ack->rtt_us)
+		return 0;
+	if (!cc->min_rtt_us || ack->rtt_us <= cc->min_rtt_us ||
+	    ack->now_us - cc->min_rtt_stamp_us > MROCE_MIN_RTT_WIN_US) {
+		cc->min_rtt_us = ack->rtt_us;
+		cc->min_rtt_stamp_us = ack->now_us;
+	}
+	return ack->rtt_us > cc->min_rtt_us + cc->delay_target_us ?
+	       ack->acked : 0;
+}
+
+static void cwnd_increase(struct mroce_cc *cc, unsigned int acked)
+{
+	if (cc->cwnd < cc->ssthresh) {
+		cc->cwnd += acked;
+	} else {
+		cc->cwnd_acc += acked;
+		while (cc->cwnd_acc >= cc->cwnd) {
+			cc->cwnd_acc -= cc->cwnd;
+			cc->cwnd++;
+		}
+	}
+	cc->cwnd = min_t(u32, cc->cwnd, MROCE_CWND_MAX);
+}
+
+/**
+ * mroce_cc_on_ack() - an ACK of the path was applied
+ * @cc: the state
+ * @ack: what it told
+ * @delayed: set to the packets counted as marked for their RTT
+ *
+ * Return: true if the window was decreased.
+ */
+bool mroce_cc_on_ack(struct mroce_cc *cc, const struct mroce_cc_ack *ack,
+		     unsigned int *delayed)
+{
+	*delayed = delay_marks(cc, ack);
+	alpha_update(cc, ack, ack->ce + *delayed);
+	if (ack->ce || *delayed)
+		return cwnd_decrease(cc, ack);
+	if (ack->acked)
+		cwnd_increase(cc, ack->acked);
+	return false;
+}
+
+/**
+ * mroce_cc_on_spurious_timeout() - a timeout of the episode was premature
+ * @cc: the state
+ *
+ * Undoes the episode's window cut, unless a mark has cut it since.
+ */
+void mroce_cc_on_spurious_timeout(struct mroce_cc *cc)
+{
+	if (!cc->undo_valid)
+		return;
+	cc->cwnd = max(cc->cwnd, cc->undo_cwnd);
+	cc->ssthresh = max(cc->ssthresh, cc->undo_ssthresh);
+	cc->undo_valid = false;
+}
+
+/**
+ * mroce_cc_on_timeout() - the path's retransmission timer expired
+ * @cc: the state
+ * @nxt: the path's next new sequence
+ * @first: the expiry begins a timeout episode
+ * @dead: it found the path's route dead, and the path moves to another
+ *
+ * A timeout halves the window; a dead route's successor starts from one
+ * packet, and what the old route carried before the episode says how far
+ * slow start may go on it.
+ */
+void mroce_cc_on_timeout(struct mroce_cc *cc, u32 nxt, bool first, bool dead)
+{
+	if (first) {
+		/* Remember what the episode takes away. */
+		cc->undo_cwnd = cc->cwnd;
+		cc->undo_ssthresh = cc->ssthresh;
+		cc->undo_valid = true;
+	}
+	cc->cwnd_acc = 0;
+	cc->recover = nxt;
+	if (dead) {
+		cc->ssthresh = max(cc->undo_cwnd / 2, 2U);
+		cc->cwnd = 1;
+	} else {
+		cc->ssthresh = max(cc->cwnd / 2, 2U);
+		cc->cwnd = cc->ssthresh;
+	}
+}
+
+/**
+ * mroce_cc_on_new_route() - the path's packets take another route now
+ * @cc: the state
+ *
+ * The new route's base RTT is unknown: the next sample is its first.
+ */
+void mroce_cc_on_new_route(struct mroce_cc *cc)
+{
+	cc->min_rtt_us = 0;
+}
+
+/**
+ * mroce_cc_on_route_back() - the path is back on a route it had left
+ * @cc: the state
+ * @cwnd: the window the path had on that route before it failed
+ *	(mroce_cc_episode_cwnd() then)
+ *
+ * The window from the crowded route the path fled to is no measure of
+ * this one, and additive increase from there would take many RTTs; the
+ * window it had here before the failure is, and the path takes it back.
+ * (Slow start instead overflowed the route's queue when several paths
+ * came back together: their windows doubled faster than delay marks
+ * could stop.)
+ */
+void mroce_cc_on_route_back(struct mroce_cc *cc, u32 cwnd)
+{
+	cc->cwnd = clamp(cwnd, cc->cwnd, MROCE_CWND_MAX);
+	cc->cwnd_acc = 0;
+}

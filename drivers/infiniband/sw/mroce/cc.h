@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Congestion control of one path (Documentation/wire-protocol.rst,
+ * "Congestion control"): a window in packets, moved only by the hooks
+ * below, which the path logic (path.c) calls as ACKs, marks, timeouts
+ * and route changes happen.  Pure logic, like path.c: sequence numbers
+ * and times come in as arguments.
+ */
+#ifndef MROCE_CC_H
+#define MROCE_CC_H
+
+#include <linux/types.h>
+
+#include "wire.h"
+
+#define MROCE_CWND_MAX		MROCE_SACK_BITS	/* the path's whole window */
+#define MROCE_CWND_INIT		16U
+/*
+ * ECN: the fraction of packets marked, in units of 1/MROCE_ALPHA_ONE (fine
+ * enough for one mark in a full window to count), averaged over windows
+ * with weight 1/2^MROCE_ALPHA_SHIFT.
+ */
+#define MROCE_ALPHA_ONE		BIT(20)
+#define MROCE_ALPHA_SHIFT	4U
+/* The base RTT is the smallest sample of this long a window. */
+#define MROCE_MIN_RTT_WIN_US	10000000U
+
+/**
+ * struct mroce_cc - congestion state of one path
+ * @cwnd: congestion window, packets (1 to MROCE_CWND_MAX)
+ * @cwnd_acc: acknowledged packets towards the next additive increase
+ * @ssthresh: slow-start threshold
+ * @recover: no further decrease until the path's oldest unacknowledged
+ *	sequence passes it (once per window of data)
+ * @alpha: moving average of the fraction of packets CE-marked per window,
+ *	in units of 1/MROCE_ALPHA_ONE; a mark cuts @cwnd by @alpha / 2
+ * @alpha_end: the current observation window ends when the oldest
+ *	unacknowledged sequence passes it
+ * @win_acked: packets acknowledged in the current observation window
+ * @win_ce: packets marked in it
+ * @delay_target_us: queueing delay (RTT above @min_rtt_us) that counts
+ *	as a congestion mark; 0: none does
+ * @min_rtt_us: smallest RTT sample in the current window; 0 until one
+ * @min_rtt_stamp_us: when @min_rtt_us was taken
+ * @undo_cwnd: @cwnd before the first timeout of the current episode
+ * @undo_ssthresh: @ssthresh before it
+ * @undo_valid: the episode's window cut may still be undone
+ */
+struct mroce_cc {
+	u32 cwnd;
+	u32 cwnd_acc;
+	u32 ssthresh;
+	u32 recover;
+	u32 alpha;
+	u32 alpha_end;
+	u32 win_acked;
+	u32 win_ce;
+	u32 delay_target_us;
+	u32 min_rtt_us;
+	u64 min_rtt_stamp_us;
+	u32 undo_cwnd;
+	u32 undo_ssthresh;
+	bool undo_valid;
+};
+
+/**
+ * struct mroce_cc_ack - what one ACK told the path, for mroce_cc_on_ack()
+ * @now_us: current time
+ * @una: the path's oldest unacknowledged sequence, after the ACK
+ * @nxt: the path's next new sequence
+ * @rtt_us: the RTT sample the ACK gave, or 0
+ * @acked: packets newly acknowledged
+ * @ce: newly reported CE-marked packets
+ */
+struct mroce_cc_ack {
+	u64 now_us;
+	u32 una;
+	u32 nxt;
+	u32 rtt_us;
+	unsigned int acked;
+	unsigned int ce;
+};
+
+void mroce_cc_init(struct mroce_cc *cc, u32 delay_target_us);
+void mroce_cc_restart(struct mroce_cc *cc);
+bool mroce_cc_on_ack(struct mroce_cc *cc, const struct mroce_cc_ack *ack,
+		     unsigned int *delayed);
+void mroce_cc_on_spurious_timeout(struct mroce_cc *cc);
+void mroce_cc_on_timeout(struct mroce_cc *cc, u32 nxt, bool first, bool dead);
+void mroce_cc_on_new_route(struct mroce_cc *cc);
+void mroce_cc_on_route_back(struct mroce_cc *cc, u32 cwnd);
+
+/**
+ * mroce_cc_episode_cwnd() - the window before the current timeout episode
+ * @cc: the path's congestion state
+ *
+ * Return: what the route carried before it began to fail, which is what
+ * the path takes back if it returns to it (mroce_cc_on_route_back()).
+ */
+static inline u32 mroce_cc_episode_cwnd(const struct mroce_cc *cc)
+{
+	return cc->undo_cwnd;
+}
+
+#endif /* MROCE_CC_H */

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Path choice and entropy: new packets go to the path with the most
+ * room; a packet whose timer expired detours over a path that delivers;
+ * a path whose route is found dead takes a new source port, and takes
+ * its old one back once a route probe shows it works again.
+ *
+ * A path's port picks its route twice: the host's routing (with several
+ * next hops to the peer, the local "plane") and the fabric's ECMP.  The
+ * host's choice is visible (&mroce_paths_ops.route_plane), the fabric's
+ * is not, so ports spread the paths evenly over the local next hops and
+ * are otherwise random.
+ */
+#include <linux/minmax.h>
+
+#include "compat.h"
+#include "multipath.h"
+
+/**
+ * mroce_paths_pick() - the path for the next new packet
+ * @ps: the paths
+ *
+ * The one with the most room; equal ones take turns.  A path that timed
+ * out twice in a row (its route dead, or the peer silent) only carries
+ * its own resends.
+ *
+ * Return: the path's index, or -1 if none has room.
+ */
+int mroce_paths_pick(struct mroce_paths *ps)
+{
+	unsigned int i, best_room = 0, start = ps->rr++;
+	int best = -1;
+
+	for (i = 0; i < ps->n; i++) {
+		unsigned int p = (start + i) % ps->n;
+		const struct mroce_txpath *tx = &ps->path[p].tx;
+		unsigned int room = mroce_txpath_room(tx);
+
+		if (tx->backoff >= 2)
+			continue;
+		if (room > best_room) {
+			best_room = room;
+			best = p;
+		}
+	}
+	return best;
+}
+
+/**
+ * mroce_paths_detour() - the route for a resend after its path's timeout
+ * @ps: the paths
+ * @self: the packet's own path
+ *
+ * That of another path which delivers (no timeout pending, an RTT
+ * measured), the candidates taking turns.
+ *
+ * Return: the path whose port the packet travels with; @self if none.
+ */
+unsigned int mroce_paths_detour(struct mroce_paths *ps, unsigned int self)
+{
+	unsigned int i, p;
+
+	for (i = 0; i < ps->n; i++) {
+		p = ps->detour_rr++ % ps->n;
+		if (p != self && !ps->path[p].tx.backoff &&
+		    ps->path[p].tx.srtt_us)
+			return p;
+	}
+	return self;
+}
+
+/**
+ * mroce_paths_delivered() - the newest delivery of any path
+ * @ps: the paths
+ *
+ * Return: the send time of the newest packet, sent once, that any path
+ * got acknowledged: the evidence mroce_txpath_timeout() weighs.
+ */
+u64 mroce_paths_delivered(const struct mroce_paths *ps)
+{
+	u64 delivered = 0;
+	unsigned int i;
+
+	for (i = 0; i < ps->n; i++)
+		delivered = max(delivered, ps->path[i].tx.delivered_us);
+	return delivered;
+}
+
+/**
+ * mroce_paths_silent() - whether the peer has stopped answering
+ * @ps: the paths
+ *
+ * Return: true if every path with packets in flight has expired
+ * MROCE_BLIND_EXPIRIES times in a row (DEAD-PEER-QUIET).
+ */
+bool mroce_paths_silent(const struct mroce_paths *ps)
+{
+	unsigned int i;
+
+	for (i = 0; i < ps->n; i++)
+		if (mroce_txpath_deadline(&ps->path[i].tx) &&
+		    ps->path[i].tx.backoff < MROCE_BLIND_EXPIRIES)
+			return false;
+	return true;
+}
+
+/* Paths other than @self whose port leads to @plane. */
+static unsigned int plane_load(const struct mroce_paths *ps, unsigned int self,
+			       u64 plane)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ps->n; i++)
+		n += i != self && ps->path[i].sport &&
+		     ps->path[i].plane == plane;
+	return n;
+}
+
+/**
+ * mroce_paths_plane_fled() - whether re-rolled paths must avoid a next hop
+ * @ps: the paths
+ * @plane: the local next hop
+ *
+ * A next hop a path left, its route found dead, and not proven since:
+ * no route probe of the path's home port answered, and no path still on
+ * it delivered a packet sent after the path left.  That second proof
+ * matters when what failed was the path's reverse route (the peer's
+ * ECMP hash of its ACKs): its own next hop works, and shunning it would
+ * crowd every re-rolled path onto the few next hops left.
+ *
+ * Return: true if a path fled @plane and nothing has proven it since.
+ */
+bool mroce_paths_plane_fled(const struct mroce_paths *ps, u64 plane)
+{
+	const struct mroce_path *path;
+	u64 left_us = 0;
+	unsigned int i;
+
+	for (i = 0; i < ps->n; i++) {
+		path = &ps->path[i];
+		if (path->home_sport && path->home_plane == plane)
+			left_us = max(left_us, path->home_left_us);
+	}
+	if (!left_us)
+		return false;
+	for (i = 0; i < ps->n; i++) {
+		path = &ps->path[i];
+		if (path->sport && path->plane == plane &&
+		    path->tx.delivered_us > left_us)
+			return false;
+	}
+	return true;
+}
+
+/**
+ * mroce_paths_choose_port() - give path @i a new port
+ * @ps: the paths
+ * @i: the path
+ * @dead: a local next hop to avoid, or 0
+ *
+ * Of a few random ports (never the path's current or home port), the one
+ * whose local next hop fewest other paths use, and never @dead nor one
+ * that other paths fled (which, emptied, would otherwise look the least
+ * loaded).  When the host's routing spreads the peer over several next
+ * hops, the paths so cover them evenly and a re-rolled path leaves the
+ * dead ones; behind a single next hop the choice is random, and the
+ * fabric's ECMP spreads the paths.  Sets the path's @sport and @plane.
+ */
+void mroce_paths_choose_port(struct mroce_paths *ps, unsigned int i, u64 dead)
+{
+	struct mroce_path *path = &ps->path[i];
+	unsigned int k, load, best_load = ~0U;
+	u64 plane, best_plane = 0;
+	u16 sport, best = 0;
+
+	for (k = 0; k < MROCE_PORT_CANDIDATES || !best; k++) {
+		sport = ps->ops->random_sport(ps);
+		if (sport == path->sport || sport == path->home_sport)
+			continue;
+		plane = ps->ops->route_plane(ps, sport);
+		/* Every candidate led to a dead next hop: take any port. */
+		if (k >= MROCE_PORT_CANDIDATES) {
+			best = sport;
+			best_plane = plane;
+			break;
+		}
+		if (plane && (plane == dead || mroce_paths_plane_fled(ps, plane)))
+			continue;
+		load = plane ? plane_load(ps, i, plane) : 0;
+		if (load < best_load) {
+			best_load = load;
+			best = sport;
+			best_plane = plane;
+		}
+	}
+	path->sport = best;
+	path->plane = best_plane;
+}
+
+/* Path @i has a new port: its cached route and base RTT were the old one's. */
+static void path_moved(struct mroce_paths *ps, unsigned int i, u64 now_us)
+{
+	ps->ops->moved(ps, i);
+	mroce_txpath_new_route(&ps->path[i].tx, now_us);
+}
+
+/**
+ * mroce_paths_spread() - spread idle paths over the local next hops
+ * @ps: the paths
+ * @now_us: current time
+ *
+ * The routing to the peer may have changed since the ports were chosen
+ * (next hops added, or none known then).  Each path with nothing in
+ * flight and no failure pending moves to a port whose next hop has at
+ * least two paths fewer than its own.
+ */
+void mroce_paths_spread(struct mroce_paths *ps, u64 now_us)
+{
+	struct mroce_path *path;
+	unsigned int i, load;
+	u64 old_plane;
+	u16 old;
+
+	for (i = 0; i < ps->n; i++)
+		ps->path[i].plane = ps->ops->route_plane(ps, ps->path[i].sport);
+	for (i = 0; i < ps->n; i++) {
+		path = &ps->path[i];
+		if (!path->plane || path->home_sport ||
+		    mroce_txpath_inflight(&path->tx))
+			continue;
+		old = path->sport;
+		old_plane = path->plane;
+		load = plane_load(ps, i, old_plane);
+		mroce_paths_choose_port(ps, i, 0);
+		if (!path->plane || plane_load(ps, i, path->plane) + 2 > load) {
+			path->sport = old;	/* no better: keep the route */
+			path->plane = old_plane;
+		} else {
+			path_moved(ps, i, now_us);
+		}
+	}
+}
+
+/**
+ * mroce_paths_reroll() - give path @i, its route found dead, a new port
+ * @ps: the paths
+ * @i: the path
+ * @now_us: current time
+ *
+ * The new source port is a new ECMP hash, so with luck a different
+ * route (certainly a different local next hop, if the host's routing
+ * offers another).  The port the path had before this failure becomes
+ * its home: it is probed (mroce_paths_probe_due()), and taken back once
+ * it answers (mroce_paths_return()).
+ */
+void mroce_paths_reroll(struct mroce_paths *ps, unsigned int i, u64 now_us)
+{
+	struct mroce_path *path = &ps->path[i];
+	u64 old_plane = ps->ops->route_plane(ps, path->sport);
+
+	if (!path->home_sport) {
+		path->home_sport = path->sport;
+		path->home_plane = old_plane;
+		path->home_left_us = now_us;
+		/* Found dead at an expiry: the window before the episode. */
+		path->home_cwnd = mroce_cc_episode_cwnd(&path->tx.cc);
+	}
+	path->home_until_us = now_us + MROCE_HOME_KEEP_US;
+	path->home_probe_us = now_us + MROCE_HOME_PROBE_US;
+	mroce_paths_choose_port(ps, i, old_plane);
+	path_moved(ps, i, now_us);
+	path->rerolls++;
+}
+
+/**
+ * mroce_paths_return() - move path @i back to its home port
+ * @ps: the paths
+ * @i: the path; its home port answered a route probe
+ * @now_us: current time
+ *
+ * Paths re-rolled away from a failure crowd the routes that were left;
+ * once the failed one works again, they spread out as before.  While the
+ * host's routing sends the home port to another next hop than it did
+ * (the failed one went down), the answer says nothing of the failed
+ * route and the path stays: moving it would only crowd another route.
+ * Back home, it takes the window it had there (mroce_txpath_route_back()).
+ *
+ * Return: true if the path moved.
+ */
+bool mroce_paths_return(struct mroce_paths *ps, unsigned int i, u64 now_us)
+{
+	struct mroce_path *path = &ps->path[i];
+	u64 plane = ps->ops->route_plane(ps, path->home_sport);
+
+	if (plane && path->home_plane && plane != path->home_plane)
+		return false;
+
+	path->sport = path->home_sport;
+	path->plane = plane;
+	path->home_sport = 0;
+	path_moved(ps, i, now_us);
+	mroce_txpath_route_back(&path->tx, path->home_cwnd);
+	return true;
+}
+
+/**
+ * mroce_paths_probe_due() - whether to probe path @i's home port now
+ * @ps: the paths
+ * @i: the path
+ * @now_us: current time
+ *
+ * A path moved off a dead route asks now and then, for a while, whether
+ * its old port works again; after MROCE_HOME_KEEP_US it gives up.
+ *
+ * Return: true if the caller is to send the probe; the next one is due
+ * MROCE_HOME_PROBE_US later.
+ */
+bool mroce_paths_probe_due(struct mroce_paths *ps, unsigned int i, u64 now_us)
+{
+	struct mroce_path *path = &ps->path[i];
+
+	if (!path->home_sport || now_us < path->home_probe_us)
+		return false;
+	if (now_us >= path->home_until_us) {
+		path->home_sport = 0;
+		return false;
+	}
+	path->home_probe_us = now_us + MROCE_HOME_PROBE_US;
+	return true;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Path choice and entropy (Documentation/wire-protocol.rst, "Paths"):
+ * which of a connection's paths carries a new packet or a detoured
+ * resend, when a peer is silent, and each path's UDP source port (its
+ * ECMP entropy) as routes fail and come back.  Pure logic over the
+ * connection's paths: the host's routing comes in through the
+ * struct mroce_paths_ops hooks, times as arguments.
+ */
+#ifndef MROCE_MULTIPATH_H
+#define MROCE_MULTIPATH_H
+
+#include <linux/types.h>
+
+#include "path.h"
+
+#define MROCE_HOME_PROBE_US	100000	/* route probe interval of a moved path */
+#define MROCE_HOME_KEEP_US	60000000ULL	/* ... for this long */
+#define MROCE_PORT_CANDIDATES	8	/* random ports tried per choice */
+
+/**
+ * struct mroce_path - one path of a connection: its send side and route
+ * @tx: send side: sequence space, SACK window, RTT, congestion window
+ * @sport: UDP source port, the path's ECMP entropy
+ * @plane: the local next hop @sport was routed to when chosen
+ *	(&mroce_paths_ops.route_plane), 0 if unknown
+ * @rerolls: times @sport was changed after timeouts
+ * @resend: sequences found lost, waiting to be sent again
+ * @nresend: entries of @resend
+ * @home_sport: the port the path had when its route was found dead, or
+ *	0; probed until it answers again, then taken back, so the load
+ *	returns to a repaired route
+ * @home_plane: the local next hop @home_sport led to then; no path is
+ *	moved there while @home_sport is set, unless a path on it delivers
+ *	a packet sent after @home_left_us
+ * @home_left_us: when the path left @home_sport
+ * @home_cwnd: the path's window on @home_sport before its route failed
+ * @home_probe_us: when to probe @home_sport next
+ * @home_until_us: when to give up on @home_sport
+ */
+struct mroce_path {
+	struct mroce_txpath tx;
+	u16 sport;
+	u64 plane;
+	u32 rerolls;
+	u32 resend[MROCE_WINDOW];
+	u32 nresend;
+	u16 home_sport;
+	u64 home_plane;
+	u64 home_left_us;
+	u32 home_cwnd;
+	u64 home_probe_us;
+	u64 home_until_us;
+};
+
+struct mroce_paths;
+
+/**
+ * struct mroce_paths_ops - what path choice needs from its host
+ * @route_plane: the local next hop the host's routing gives a flow to
+ *	the peer from @sport, as a key (0: unknown, or a single one)
+ * @random_sport: a random port of the dynamic range (RFC 6335)
+ * @moved: path @i took another port; what the host cached of its old
+ *	route (a route lookup) is stale
+ */
+struct mroce_paths_ops {
+	u64 (*route_plane)(struct mroce_paths *ps, u16 sport);
+	u16 (*random_sport)(struct mroce_paths *ps);
+	void (*moved)(struct mroce_paths *ps, unsigned int i);
+};
+
+/**
+ * struct mroce_paths - a connection's paths
+ * @path: the paths, @n of them
+ * @n: number of paths
+ * @rr: rotates the scan for new packets, so equal paths take turns
+ * @detour_rr: rotates the choice of route for detoured resends
+ * @ops: the host's routing
+ */
+struct mroce_paths {
+	struct mroce_path *path;
+	unsigned int n;
+	unsigned int rr;
+	unsigned int detour_rr;
+	const struct mroce_paths_ops *ops;
+};
+
+int mroce_paths_pick(struct mroce_paths *ps);
+unsigned int mroce_paths_detour(struct mroce_paths *ps, unsigned int self);
+u64 mroce_paths_delivered(const struct mroce_paths *ps);
+bool mroce_paths_silent(const struct mroce_paths *ps);
+bool mroce_paths_plane_fled(const struct mroce_paths *ps, u64 plane);
+void mroce_paths_choose_port(struct mroce_paths *ps, unsigned int i, u64 dead);
+void mroce_paths_spread(struct mroce_paths *ps, u64 now_us);
+void mroce_paths_reroll(struct mroce_paths *ps, unsigned int i, u64 now_us);
+bool mroce_paths_return(struct mroce_paths *ps, unsigned int i, u64 now_us);
+bool mroce_paths_probe_due(struct mroce_paths *ps, unsigned int i,
+			   u64 now_us);
+
+#endif /* MROCE_MULTIPATH_H */

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for path choice and entropy (multipath.c): which path
+ * carries a new packet or a detour, when the peer counts as silent, and
+ * the ports paths take as routes fail and come back, with a next hop a
+ * path fled shunned until something proves it works again.  The host's
+ * routing is a table here: each port leads to the plane it names.
+ */
+#include <kunit/test.h>
+
+#include "../multipath.h"
+
+#define NPATHS	4
+#define PLANE_A	0x100000001ULL
+#define PLANE_B	0x200000001ULL
+#define PLANE_C	0x300000001ULL
+
+/**
+ * struct fake_host - the routing and randomness a test gives its paths
+ * @ps: the paths under test
+ * @path: their storage
+ * @sports: the ports random_sport() hands out, in turn
+ * @nsports: entries of @sports
+ * @next: the next of them
+ * @moved: bit i set: path i was told it moved
+ */
+struct fake_host {
+	struct mroce_paths ps;
+	struct mroce_path path[NPATHS];
+	const u16 *sports;
+	unsigned int nsports;
+	unsigned int next;
+	unsigned long moved;
+};
+
+/* Ports 1xxxx lead to plane A, 2xxxx to B, 3xxxx to C, others unknown. */
+static u64 fake_route_plane(struct mroce_paths *ps, u16 sport)
+{
+	switch (sport / 10000) {
+	case 1:
+		return PLANE_A;
+	case 2:
+		return PLANE_B;
+	case 3:
+		return PLANE_C;
+	}
+	return 0;
+}
+
+static u16 fake_random_sport(struct mroce_paths *ps)
+{
+	struct fake_host *h = container_of(ps, struct fake_host, ps);
+
+	return h->sports[h->next++ % h->nsports];
+}
+
+static void fake_moved(struct mroce_paths *ps, unsigned int i)
+{
+	container_of(ps, struct fake_host, ps)->moved |= BIT(i);
+}
+
+static const struct mroce_paths_ops fake_ops = {
+	.route_plane = fake_route_plane,
+	.random_sport = fake_random_sport,
+	.moved = fake_moved,
+};
+
+static struct fake_host *host_alloc(struct kunit *test)
+{
+	static const u16 none[] = { 50000 };
+	struct fake_host *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->ps.path = h->path;
+	h->ps.n = NPATHS;
+	h->ps.ops = &fake_ops;
+	h->sports = none;
+	h->nsports = 1;
+	for (i = 0; i < NPATHS; i++) {
+		mroce_txpath_init(&h->path[i].tx, 100, 0);
+		h->path[i].sport = 50000 + i;
+	}
+	return h;
+}
+
+/* @path left @from at @when for @to, as mroce_paths_reroll() leaves it. */
+static void fled(struct mroce_path *path, u64 from, u64 to, u64 when)
+{
+	path->home_sport = path->sport;
+	path->home_plane = from;
+	path->home_left_us = when;
+	path->sport++;
+	path->plane = to;
+}
+
+/*
+ * Path 0 leaves A at t=1000 while path 1 stays there: A is shunned as
+ * long as path 1 has delivered nothing sent after 1000 (A itself broke),
+ * and no longer once it has (what broke was path 0's reverse route).
+ */
+static void reverse_failure_test(struct kunit *test)
+{
+	struct fake_host *h = host_alloc(test);
+	struct mroce_paths *ps = &h->ps;
+
+	h->path[1].plane = PLANE_A;
+	h->path[2].plane = PLANE_B;
+	h->path[3].plane = PLANE_B;
+	h->path[1].tx.delivered_us = 900;
+	fled(&h->path[0], PLANE_A, PLANE_B, 1000);
+
+	KUNIT_EXPECT_TRUE(test, mroce_paths_plane_fled(ps, PLANE_A));
+	KUNIT_EXPECT_FALSE(test, mroce_paths_plane_fled(ps, PLANE_B));
+	KUNIT_EXPECT_FALSE(test, mroce_paths_plane_fled(ps, PLANE_C));
+
+	/* Sent exactly when path 0 left: not after, no proof. */
+	h->path[1].tx.delivered_us = 1000;
+	KUNIT_EXPECT_TRUE(test, mroce_paths_plane_fled(ps, PLANE_A));
+	h->path[1].tx.delivered_us = 1001;
+	KUNIT_EXPECT_FALSE(test, mroce_paths_plane_fled(ps, PLANE_A));
+
+	/* Delivery over another next hop proves nothing of A. */
+	h->path[1].tx.delivered_us = 900;
+	h->path[2].tx.delivered_us = 5000;
+	KUNIT_EXPECT_TRUE(test, mroce_paths_plane_fled(ps, PLANE_A));
+}
+
+/*
+ * Every path fled A (a dead next hop): nothing is left on it to prove
+ * it, so it stays shunned until the paths return; the proof must also
+ * postdate the latest path to leave.
+ */
+static void dead_plane_test(struct kunit *test)
+{
+	struct fake_host *h = host_alloc(test);
+	struct mroce_paths *ps = &h->ps;
+
+	h->path[2].plane = PLANE_B;
+	h->path[3].plane = PLANE_C;
+	h->path[2].tx.delivered_us = 9000;
+	h->path[3].tx.delivered_us = 9000;
+	fled(&h->path[0], PLANE_A, PLANE_B, 1000);
+	fled(&h->path[1], PLANE_A, PLANE_C, 3000);
+	KUNIT_EXPECT_TRUE(test, mroce_paths_plane_fled(ps, PLANE_A));
+
+	/* A path moved onto A with only older deliveries: still shunned. */
+	h->path[3].plane = PLANE_A;
+	h->path[3].tx.delivered_us = 2000;
+	KUNIT_EXPECT_TRUE(test, mroce_paths_plane_fled(ps, PLANE_A));
+	h->path[3].tx.delivered_us = 3500;
+	KUNIT_EXPECT_FALSE(test, mroce_paths_plane_fled(ps, PLANE_A));
+	h->path[3].plane = PLANE_C;
+
+	/* A path with no port (never used) proves nothing. */
+	h->path[2].sport = 0;
+	h->path[2].plane = PLANE_A;
+	KUNIT_EXPECT_TRUE(test, mroce_paths_plane_fled(ps, PLANE_A));
+	h->path[2].sport = 50002;
+	h->path[2].plane = PLANE_B;
+
+	/* One returns (its probe answered): the other still shuns A. */
+	h->path[0].home_sport = 0;
+	KUNIT_EXPECT_TRUE(test, mroce_paths_plane_fled(ps, PLANE_A));
+	h->path[1].home_sport = 0;
+	KUNIT_EXPECT_FALSE(test, mroce_paths_plane_fled(ps, PLANE_A));
+}
+
+/* New packets: the most room, equal paths in turn, never a backed-off one. */
+static void pick_test(struct kunit *test)
+{
+	struct fake_host *h = host_alloc(test);
+	struct mroce_paths *ps = &h->ps;
+	unsigned int i, seen = 0;
+
+	for (i = 0; i < NPATHS; i++)
+		seen |= BIT(mroce_paths_pick(ps));
+	KUNIT_EXPECT_EQ(test, seen, BIT(NPATHS) - 1);
+
+	/* Path 1 has less room than the others: never the first choice. */
+	mroce_txpath_send(&h->path[1].tx, 10, NULL);
+	for (i = 0; i < 2 * NPATHS; i++)
+		KUNIT_EXPECT_NE(test, mroce_paths_pick(ps), 1);
+
+	/* Two expiries in a row: only its own resends. */
+	h->path[0].tx.backoff = 2;
+	h->path[2].tx.backoff = 2;
+	h->path[3].tx.backoff = 2;
+	for (i = 0; i < NPATHS; i++)
+		KUNIT_EXPECT_EQ(test, mroce_paths_pick(ps), 1);
+	h->path[1].tx.backoff = 3;
+	KUNIT_EXPECT_EQ(test, mroce_paths_pick(ps), -1);
+}
+
+/* Detours: another path that delivers, in turn; the own one if none. */
+static void detour_test(struct kunit *test)
+{
+	struct fake_host *h = host_alloc(test);
+	struct mroce_paths *ps = &h->ps;
+	unsigned int i, seen = 0;
+
+	/* No RTT measured anywhere: nothing is known to deliver. */
+	KUNIT_EXPECT_EQ(test, mroce_paths_detour(ps, 0), 0);
+	for (i = 0; i < NPATHS; i++)
+		h->path[i].tx.srtt_us = 100;
+	h->path[2].tx.backoff = 1;
+	for (i = 0; i < 2 * NPATHS; i++)
+		seen |= BIT(mroce_paths_detour(ps, 0));
+	KUNIT_EXPECT_EQ(test, seen, BIT(1) | BIT(3));
+}
+
+/* DEAD-PEER-QUIET: every path holding packets expired five times. */
+static void silent_test(struct kunit *test)
+{
+	struct fake_host *h = host_alloc(test);
+	struct mroce_paths *ps = &h->ps;
+
+	KUNIT_EXPECT_TRUE(test, mroce_paths_silent(ps));	/* nothing in flight */
+	mroce_txpath_send(&h->path[0].tx, 10, NULL);
+	mroce_txpath_send(&h->path[2].tx, 10, NULL);
+	h->path[0].tx.backoff = MROCE_BLIND_EXPIRIES;
+	h->path[2].tx.backoff = MROCE_BLIND_EXPIRIES - 1;
+	KUNIT_EXPECT_FALSE(test, mroce_paths_silent(ps));
+	h->path[2].tx.backoff = MROCE_BLIND_EXPIRIES;
+	h->path[3].tx.backoff = 0;	/* nothing in flight: no say */
+	KUNIT_EXPECT_TRUE(test, mroce_paths_silent(ps));
+
+	h->path[1].tx.delivered_us = 700;
+	h->path[3].tx.delivered_us = 900;
+	KUNIT_EXPECT_EQ(test, mroce_paths_delivered(ps), 900);
+}
+
+/*
+ * Path 0's route on plane A is found dead: it moves to the least loaded
+ * plane that is not A, probes its old port, and returns once the probe
+ * is answered, with the window it had there.
+ */
+static void reroll_and_return_test(struct kunit *test)
+{
+	/* A (refused: the dead plane), B (2 paths there), C (1), C. */
+	static const u16 sports[] = { 10001, 20001, 30001, 30002 };
+	struct fake_host *h = host_alloc(test);
+	struct mroce_paths *ps = &h->ps;
+	struct mroce_path *p0 = &h->path[0];
+
+	h->sports = sports;
+	h->nsports = ARRAY_SIZE(sports);
+	p0->sport = 10000;
+	p0->plane = PLANE_A;
+	h->path[1].sport = 20000;
+	h->path[1].plane = PLANE_B;
+	h->path[2].sport = 20002;
+	h->path[2].plane = PLANE_B;
+	h->path[3].sport = 30000;
+	h->path[3].plane = PLANE_C;
+	p0->tx.cc.cwnd = 40;
+	mroce_txpath_send(&p0->tx, 0, NULL);
+	mroce_cc_on_timeout(&p0->tx.cc, p0->tx.nxt, true, true);
+
+	mroce_paths_reroll(ps, 0, 1000);
+	KUNIT_EXPECT_EQ(test, p0->home_sport, 10000);
+	KUNIT_EXPECT_EQ(test, p0->home_plane, PLANE_A);
+	KUNIT_EXPECT_EQ(test, p0->home_cwnd, 40);
+	KUNIT_EXPECT_EQ(test, p0->plane, PLANE_C);
+	KUNIT_EXPECT_EQ(test, p0->sport / 10000, 3);
+	KUNIT_EXPECT_EQ(test, p0->rerolls, 1);
+	KUNIT_EXPECT_EQ(test, h->moved, BIT(0));
+	KUNIT_EXPECT_TRUE(test, mroce_paths_plane_fled(ps, PLANE_A));
+
+	/* Probes: every MROCE_HOME_PROBE_US, until MROCE_HOME_KEEP_US. */
+	KUNIT_EXPECT_FALSE(test, mroce_paths_probe_due(ps, 0, 1000));
+	KUNIT_EXPECT_TRUE(test, mroce_paths_probe_due(ps, 0,
+						      1000 + MROCE_HOME_PROBE_US));
+	KUNIT_EXPECT_FALSE(test, mroce_paths_probe_due(ps, 0,
+						       1001 + MROCE_HOME_PROBE_US));
+	KUNIT_EXPECT_FALSE(test, mroce_paths_probe_due(ps, 1, 1000000));
+
+	/* Answered: home again, with its old window. */
+	p0->tx.cc.cwnd = 2;
+	h->moved = 0;
+	KUNIT_EXPECT_TRUE(test, mroce_paths_return(ps, 0, 5000));
+	KUNIT_EXPECT_EQ(test, p0->sport, 10000);
+	KUNIT_EXPECT_EQ(test, p0->plane, PLANE_A);
+	KUNIT_EXPECT_EQ(test, p0->home_sport, 0);
+	KUNIT_EXPECT_EQ(test, p0->tx.cc.cwnd, 40);
+	KUNIT_EXPECT_EQ(test, h->moved, BIT(0));
+	KUNIT_EXPECT_FALSE(test, mroce_paths_plane_fled(ps, PLANE_A));
+
+	/* Given up after MROCE_HOME_KEEP_US without an answer. */
+	mroce_paths_reroll(ps, 0, 10000);
+	KUNIT_EXPECT_FALSE(test, mroce_paths_probe_due(ps, 0,
+						       10000 + MROCE_HOME_KEEP_US));
+	KUNIT_EXPECT_EQ(test, p0->home_sport, 0);
+}
+
+/* An answer over another next hop than the one that failed: stay. */
+static void return_elsewhere_test(struct kunit *test)
+{
+	struct fake_host *h = host_alloc(test);
+	struct mroce_path *p0 = &h->path[0];
+
+	p0->home_sport = 20000;	/* leads to B now */
+	p0->home_plane = PLANE_A;
+	p0->sport = 30000;
+	p0->plane = PLANE_C;
+	KUNIT_EXPECT_FALSE(test, mroce_paths_return(&h->ps, 0, 100));
+	KUNIT_EXPECT_EQ(test, p0->sport, 30000);
+	KUNIT_EXPECT_EQ(test, h->moved, 0);
+}
+
+/*
+ * Idle paths on a crowded next hop move to one with at least two paths
+ * fewer than their own (others counted): of four on A, one moves to B;
+ * a second would leave A with one fewer only.
+ */
+static void spread_test(struct kunit *test)
+{
+	static const u16 sports[] = { 20005, 20006, 20007, 20008 };
+	struct fake_host *h = host_alloc(test);
+	unsigned int i, on_b = 0;
+
+	h->sports = sports;
+	h->nsports = ARRAY_SIZE(sports);
+	for (i = 0; i < NPATHS; i++)
+		h->path[i].sport = 10000 + i;	/* all on A */
+	mroce_txpath_send(&h->path[3].tx, 0, NULL);
+	mroce_paths_spread(&h->ps, 100);
+	for (i = 0; i < NPATHS; i++)
+		on_b += h->path[i].plane == PLANE_B;
+	KUNIT_EXPECT_EQ(test, on_b, 1);
+	KUNIT_EXPECT_EQ(test, h->path[3].plane, PLANE_A);	/* busy: stays */
+	KUNIT_EXPECT_EQ(test, hweight_long(h->moved), 1);
+	KUNIT_EXPECT_EQ(test, h->path[0].plane, PLANE_B);
+}
+
+static struct kunit_case mroce_multipath_cases[] = {
+	KUNIT_CASE(reverse_failure_test),
+	KUNIT_CASE(dead_plane_test),
+	KUNIT_CASE(pick_test),
+	KUNIT_CASE(detour_test),
+	KUNIT_CASE(silent_test),
+	KUNIT_CASE(reroll_and_return_test),
+	KUNIT_CASE(return_elsewhere_test),
+	KUNIT_CASE(spread_test),
+	{}
+};
+
+static struct kunit_suite mroce_multipath_suite = {
+	.name = "mroce-multipath",
+	.test_cases = mroce_multipath_cases,
+};
+
+kunit_test_suite(mroce_multipath_suite);
