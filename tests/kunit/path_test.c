@@ -494,6 +494,7 @@ static void spurious_timeout_test(struct kunit *test)
 	unsigned int counts[1] = {};
 	u8 sack[32] = {};
 	u32 lost[1], psn[1], cwnd, srtt;
+	u64 t;
 
 	/* An estimator that believes in 1 ms. */
 	mroce_txpath_send(tp, 10, NULL);
@@ -505,7 +506,7 @@ static void spurious_timeout_test(struct kunit *test)
 	mroce_txpath_send(tp, 2000, NULL);
 	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 2000 + tp->rto_us, 0, psn, 1), 1);
 	KUNIT_EXPECT_LT(test, tp->cc.cwnd, cwnd);
-	mroce_txpath_resent(tp, psn[0], 2000 + tp->rto_us, true);
+	mroce_txpath_resent(tp, psn[0], 2000 + tp->rto_us, false);
 	/* The original's ACK, 100 us after the resend. */
 	mroce_txpath_ack(tp, 2100 + tp->rto_us, 2, sack, 0, count_acked, counts,
 			 lost, 1, &res);
@@ -522,6 +523,30 @@ static void spurious_timeout_test(struct kunit *test)
 			 count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_EQ(test, res.spurious, 0);
 	KUNIT_EXPECT_LE(test, tp->cc.cwnd, cwnd + 1);	/* the cut stays */
+
+	/*
+	 * A detoured resend acknowledged quickly: its route may be faster
+	 * than the path's own, so that proves nothing of the original.
+	 */
+	srtt = tp->srtt_us;
+	mroce_txpath_send(tp, 200000, NULL);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 200000 + tp->rto_us, 0, psn, 1), 1);
+	mroce_txpath_resent(tp, psn[0], 200000 + tp->rto_us, true);
+	mroce_txpath_ack(tp, 200100 + tp->rto_us, 4, sack, 0, count_acked,
+			 counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.spurious, 0);
+	KUNIT_EXPECT_EQ(test, tp->srtt_us, srtt);
+
+	/* First sent on a route the path has left since: the same. */
+	mroce_txpath_send(tp, 300000, NULL);
+	t = 300000 + mroce_txpath_rto(tp);	/* backed off: the detour only heard */
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 0, psn, 1), 1);
+	mroce_txpath_new_route(tp, t);
+	mroce_txpath_resent(tp, psn[0], t, false);
+	mroce_txpath_ack(tp, t + 100, 5, sack, 0, count_acked, counts, lost, 1,
+			 &res);
+	KUNIT_EXPECT_EQ(test, res.spurious, 0);
+	KUNIT_EXPECT_EQ(test, tp->srtt_us, srtt);
 }
 
 static void ecn_decrease_once_per_window_test(struct kunit *test)

@@ -416,12 +416,17 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 			newest_once = max(newest_once, slot->xmit_us);
 			if (mroce_seq_before(tp->rack_order, slot->order))
 				tp->rack_order = slot->order;
-		} else if (slot->expiries && tp->srtt_us &&
-			   now_us - slot->xmit_us < tp->srtt_us / 2) {
+		} else if (slot->expiries && !slot->detour && tp->srtt_us &&
+			   now_us - slot->xmit_us < tp->srtt_us / 2 &&
+			   slot->first_us >= tp->route_us) {
 			/*
 			 * Acknowledged sooner after its timeout resend than any
 			 * resend could be: the first transmission got through,
 			 * only late.  Its whole delay is what the RTO missed.
+			 * Not for a resend that took another route, which may be
+			 * that much faster, nor for a packet first sent on a
+			 * route the path has left since: then the resend is what
+			 * got through, and the delay was the failure's.
 			 */
 			res->spurious++;
 			late = max(late, now_us - slot->first_us);
