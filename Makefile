@@ -10,6 +10,9 @@
 #   make soak    two VMs, mroce-verify under impairments, flaps and restarts
 #                for MROCE_SOAK_SECS (default 1800)
 #   make demo    two VMs: mroce and rxe side by side, lossless and at 1% loss
+#   make sim     the fabric simulator's scenarios (64 hosts, 1-8 planes, loss,
+#                failures, incast): mroce's protocol core beside a RoCEv2
+#                model and the ideal; make sim-check: its small exact runs
 #   make install / make uninstall   the module (updates/, depmod) and the
 #                userspace unmodified programs need; see scripts/install
 # KDIR=<kernel build dir> overrides the kernel the module is built for.
@@ -17,7 +20,7 @@
 
 MODULE := drivers/infiniband/sw/mroce/mroce.ko
 
-.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-paths bench-profile clean
+.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-paths bench-profile sim sim-build sim-check clean
 
 all: module provider verify
 
@@ -62,6 +65,17 @@ soak: all
 
 demo:
 	scripts/demo
+
+# The simulator builds the module's pure protocol files in userspace
+# (tests/sim/Makefile); it needs ns-3 (libns3-dev, installed by make deps).
+sim-build:
+	$(MAKE) -s -C tests/sim
+
+sim: sim-build
+	tests/sim/run
+
+sim-check: sim-build
+	tests/sim/check
 
 # Installs what "make" built; builds nothing (run "make" first).
 install:

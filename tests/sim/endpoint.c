@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A simulated host's transport over the module's protocol core; see
+ * endpoint.h.  The send pass follows mroce_tx_work() (send.c) and the
+ * receive side rx_data()/rx_ack() (receive.c): each step names the
+ * function it mirrors.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "multipath.h"
+#include "wire.h"
+
+#include "endpoint.h"
+
+#define SIM_QPN		1	/* every host's one queue pair */
+#define SIM_RKEY	0x1234
+/* Header room of a queued packet: the largest the endpoint builds. */
+#define SIM_HDR_MAX	64
+static_assert(MROCE_DATA_HDR_MAX <= SIM_HDR_MAX);
+static_assert(MROCE_ACK_HDR_LEN <= SIM_HDR_MAX);
+
+struct sim_msg;
+
+/* One DATA packet's worth of a message: the ctx of its txpath slot. */
+struct sim_seg {
+	struct sim_msg *msg;
+	u32 offset;
+	u32 len;
+};
+
+/* A WRITE posted to a peer, cut into packets as paths have room. */
+struct sim_msg {
+	struct sim_msg *next;
+	u64 cookie;
+	u32 msn;
+	u32 len;
+	u32 sent;		/* bytes cut into packets so far */
+	u32 acked;		/* bytes acknowledged */
+};
+
+/* A message arriving from a peer: which of its packets are placed. */
+struct sim_rmsg {
+	u32 msn;
+	u32 len;
+	u32 placed;
+	unsigned long *map;	/* bit i: payload packet i placed */
+};
+
+/* A packet built by a pass, sent when the pass ends (ack_req_tails()). */
+struct sim_out {
+	u16 sport;
+	u8 path;
+	bool data;
+	unsigned int hlen;
+	unsigned int payload;
+	u8 hdr[SIM_HDR_MAX];
+};
+
+struct sim_conn {
+	struct sim_ep *ep;
+	unsigned int peer;
+	struct mroce_paths paths;
+	struct mroce_path *path;
+	struct mroce_rxwin rx[MROCE_MAX_PATHS];
+	bool ack_due[MROCE_MAX_PATHS];
+	struct sim_msg *head, *tail;	/* messages not yet acknowledged */
+	struct sim_msg *cut;		/* the first with bytes left to cut */
+	u32 next_msn;
+	struct sim_rmsg *rmsg;		/* by msn % nrmsg */
+	unsigned int nrmsg;
+	u64 armed_us;
+};
+
+struct sim_ep {
+	unsigned int id;
+	unsigned int nhosts;
+	struct sim_ep_config cfg;
+	const struct sim_ep_ops *ops;
+	void *host;
+	struct sim_conn **conn;
+	struct sim_ep_stats st;
+	struct sim_out *out;
+	unsigned int nout;
+	unsigned int maxout;
+	u64 outstanding;
+	u64 now;
+};
+
+static u64 conn_route_plane(struct mroce_paths *ps, u16 sport)
+{
+	struct sim_conn *c = container_of(ps, struct sim_conn, paths);
+
+	return c->ep->ops->route_plane(c->ep->host, c->peer, sport);
+}
+
+static u16 conn_random_sport(struct mroce_paths *ps)
+{
+	struct sim_conn *c = container_of(ps, struct sim_conn, paths);
+
+	return c->ep->ops->random_sport(c->ep->host);
+}
+
+/* The simulator caches no routes: nothing goes stale. */
+static void conn_path_moved(struct mroce_paths *ps, unsigned int i)
+{
+}
+
+static const struct mroce_paths_ops sim_paths_ops = {
+	.route_plane = conn_route_plane,
+	.random_sport = conn_random_sport,
+	.moved = conn_path_moved,
+};
+
+/* Epochs are fixed: hosts do not restart in the simulator (yet). */
+static u32 epoch_of(unsigned int host)
+{
+	return host + 1;
+}
+
+/* mroce_conn_alloc() */
+static struct sim_conn *conn_get(struct sim_ep *ep, unsigned int peer)
+{
+	struct sim_conn *c = ep->conn[peer];
+	unsigned int i;
+
+	if (c)
+		return c;
+	c = sim_xcalloc(1, sizeof(*c));
+	c->ep = ep;
+	c->peer = peer;
+	c->path = sim_xcalloc(ep->cfg.paths, sizeof(*c->path));
+	c->paths.path = c->path;
+	c->paths.n = ep->cfg.paths;
+	c->paths.ops = &sim_paths_ops;
+	for (i = 0; i < c->paths.n; i++) {
+		mroce_txpath_init(&c->path[i].tx, ep->cfg.min_rto_us,
+				  ep->cfg.delay_target_us);
+		if (ep->cfg.init_rto_us)
+			c->path[i].tx.rto_us = max(ep->cfg.init_rto_us,
+						   ep->cfg.min_rto_us);
+		mroce_paths_choose_port(&c->paths, i, 0);
+	}
+	c->nrmsg = 64;
+	c->rmsg = sim_xcalloc(c->nrmsg, sizeof(*c->rmsg));
+	ep->conn[peer] = c;
+	return c;
+}
+
+static struct sim_out *out_next(struct sim_ep *ep)
+{
+	if (ep->nout == ep->maxout) {
+		fprintf(stderr, "sim: send pass overflow\n");
+		exit(1);
+	}
+	return &ep->out[ep->nout++];
+}
+
+static void out_flush(struct sim_conn *c)
+{
+	struct sim_ep *ep = c->ep;
+	int tail[MROCE_MAX_PATHS];
+	unsigned int i;
+
+	/* ack_req_tails(): each path's last DATA packet asks for an ACK. */
+	for (i = 0; i < MROCE_MAX_PATHS; i++)
+		tail[i] = -1;
+	for (i = 0; i < ep->nout; i++)
+		if (ep->out[i].data)
+			tail[ep->out[i].path] = i;
+	for (i = 0; i < MROCE_MAX_PATHS; i++)
+		if (tail[i] >= 0)
+			((struct mroce_hdr *)ep->out[tail[i]].hdr)->flags |=
+				MROCE_F_ACK_REQ;
+	for (i = 0; i < ep->nout; i++) {
+		struct sim_out *o = &ep->out[i];
+
+		ep->ops->xmit(ep->host, c->peer, o->sport, o->hdr, o->hlen,
+			      o->payload, o->data);
+	}
+	ep->nout = 0;
+}
+
+/* build_data() */
+static void queue_data(struct sim_conn *c, unsigned int path, u16 sport,
+		       const struct sim_seg *seg, u32 psn)
+{
+	struct sim_out *o = out_next(c->ep);
+	struct mroce_pkt pkt = {
+		.type = MROCE_PKT_DATA,
+		.path = path,
+		.psn = psn,
+		.src_epoch = epoch_of(c->ep->id),
+		.dst_epoch = epoch_of(c->peer),
+		.opcode = MROCE_OP_WRITE,
+		.dst_qpn = SIM_QPN,
+		.src_qpn = SIM_QPN,
+		.msn = seg->msg->msn,
+		.msg_len = seg->msg->len,
+		.offset = seg->offset,
+		.payload_len = seg->len,
+		.va = 0x10000000ULL + seg->offset,
+		.rkey = SIM_RKEY,
+	};
+
+	o->sport = sport;
+	o->path = path;
+	o->data = true;
+	o->payload = seg->len;
+	o->hlen = mroce_wire_build(o->hdr, &pkt);
+	c->ep->st.tx_data++;
+}
+
+/* mroce_build_ack() */
+static void queue_ack(struct sim_conn *c, unsigned int path, u16 route_sport)
+{
+	struct mroce_rxwin *rx = &c->rx[path];
+	u8 sack[MROCE_SACK_BITS / 8];
+	struct sim_out *o = out_next(c->ep);
+	struct mroce_pkt pkt;
+
+	mroce_rxwin_ack(rx, path, sack, &pkt);
+	pkt.flags = route_sport ? MROCE_F_ROUTE : 0;
+	pkt.src_epoch = epoch_of(c->ep->id);
+	pkt.dst_epoch = epoch_of(c->peer);
+	o->sport = route_sport ?: rx->sport;
+	o->path = path;
+	o->data = false;
+	o->payload = 0;
+	o->hlen = mroce_wire_build(o->hdr, &pkt);
+	c->ack_due[path] = false;
+}
+
+/* build_probe(), for a route probe of a path's home port */
+static void queue_probe(struct sim_conn *c, unsigned int path, u16 sport)
+{
+	struct sim_out *o = out_next(c->ep);
+	struct mroce_pkt pkt = {
+		.type = MROCE_PKT_PROBE,
+		.flags = MROCE_F_ROUTE,
+		.path = path,
+		.probe_qpn = MROCE_PROBE_NO_QPN,
+		.src_epoch = epoch_of(c->ep->id),
+		.dst_epoch = epoch_of(c->peer),
+	};
+
+	o->sport = sport;
+	o->path = path;
+	o->data = false;
+	o->payload = 0;
+	o->hlen = mroce_wire_build(o->hdr, &pkt);
+}
+
+static void seg_acked(void *ctx, void *arg)
+{
+	struct sim_seg *seg = ctx;
+	struct sim_msg *m = seg->msg;
+	struct sim_conn *c = arg;
+
+	m->acked += seg->len;
+	free(seg);
+	/* Messages complete in posting order, as work requests do. */
+	while (c->head && c->head->acked == c->head->len &&
+	       c->head->sent == c->head->len) {
+		m = c->head;
+		c->head = m->next;
+		if (!c->head)
+			c->tail = NULL;
+		c->ep->st.msgs_completed++;
+		c->ep->outstanding--;
+		c->ep->ops->completed(c->ep->host, c->peer, m->cookie,
+				      c->ep->now);
+		free(m);
+	}
+}
+
+/* tx_timeouts() */
+static void tx_timeouts(struct sim_conn *c, u64 now)
+{
+	u64 delivered = mroce_paths_delivered(&c->paths);
+	unsigned int i, n;
+
+	for (i = 0; i < c->paths.n; i++) {
+		struct mroce_path *path = &c->path[i];
+
+		while (path->nresend < MROCE_WINDOW) {
+			n = mroce_txpath_timeout(&path->tx, now, delivered,
+						 path->resend + path->nresend,
+						 MROCE_WINDOW - path->nresend);
+			if (!n)
+				break;
+			c->ep->st.timeouts++;
+			if (path->tx.dead) {
+				mroce_paths_reroll(&c->paths, i, now);
+				c->ep->st.rerolls++;
+			}
+			path->nresend += n;
+		}
+	}
+}
+
+/* tx_route_probes() */
+static void tx_route_probes(struct sim_conn *c, u64 now)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->paths.n; i++)
+		if (mroce_paths_probe_due(&c->paths, i, now))
+			queue_probe(c, i, c->path[i].home_sport);
+}
+
+/* tx_resends() */
+static void tx_resends(struct sim_conn *c, u64 now)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < c->paths.n; i++) {
+		struct mroce_path *path = &c->path[i];
+
+		for (k = 0; k < path->nresend; k++) {
+			u32 psn = path->resend[k];
+			struct mroce_txslot *slot = mroce_txpath_slot(&path->tx, psn);
+			unsigned int route;
+
+			if (slot->state != MROCE_SLOT_LOST)
+				continue;	/* acknowledged meanwhile */
+			route = slot->expiries ? mroce_paths_detour(&c->paths, i) : i;
+			queue_data(c, i, c->path[route].sport, slot->ctx, psn);
+			mroce_txpath_resent(&path->tx, psn, now, route != i);
+			c->ep->st.retransmits++;
+		}
+		path->nresend = 0;
+	}
+}
+
+/* tx_new(), with mroce_stream_next_seg() reduced to cutting WRITEs */
+static void tx_new(struct sim_conn *c, u64 now)
+{
+	while (c->cut) {
+		struct sim_msg *m = c->cut;
+		int id = mroce_paths_pick(&c->paths);
+		struct sim_seg *seg;
+		u32 psn;
+
+		if (id < 0)
+			break;
+		seg = sim_xcalloc(1, sizeof(*seg));
+		seg->msg = m;
+		seg->offset = m->sent;
+		seg->len = min(m->len - m->sent, c->ep->cfg.mtu);
+		m->sent += seg->len;
+		if (m->sent == m->len)
+			c->cut = m->next;
+		psn = mroce_txpath_send(&c->path[id].tx, now, seg);
+		queue_data(c, id, c->path[id].sport, seg, psn);
+	}
+}
+
+/* tx_arm() */
+static void tx_arm(struct sim_conn *c)
+{
+	u64 t = 0, d;
+	unsigned int i;
+
+	for (i = 0; i < c->paths.n; i++) {
+		d = mroce_txpath_deadline(&c->path[i].tx);
+		if (d && (!t || d < t))
+			t = d;
+		d = c->path[i].home_sport ? c->path[i].home_probe_us : 0;
+		if (d && (!t || d < t))
+			t = d;
+	}
+	if (t != c->armed_us) {
+		c->armed_us = t;
+		c->ep->ops->arm(c->ep->host, c->peer, t);
+	}
+}
+
+/* mroce_tx_work() */
+static void conn_pass(struct sim_conn *c, u64 now)
+{
+	unsigned int i;
+
+	tx_timeouts(c, now);
+	tx_route_probes(c, now);
+	for (i = 0; i < MROCE_MAX_PATHS; i++)
+		if (c->ack_due[i])
+			queue_ack(c, i, 0);
+	tx_resends(c, now);
+	tx_new(c, now);
+	out_flush(c);
+	tx_arm(c);
+}
+
+static void *ep_create(unsigned int id, unsigned int nhosts,
+		       const struct sim_ep_config *cfg,
+		       const struct sim_ep_ops *ops, void *host)
+{
+	struct sim_ep *ep = sim_xcalloc(1, sizeof(*ep));
+
+	ep->id = id;
+	ep->nhosts = nhosts;
+	ep->cfg = *cfg;
+	ep->cfg.paths = clamp(cfg->paths, 1U, (unsigned int)MROCE_MAX_PATHS);
+	ep->ops = ops;
+	ep->host = host;
+	ep->conn = sim_xcalloc(nhosts, sizeof(*ep->conn));
+	/* A pass sends at most a window per path, and an ACK and a probe. */
+	ep->maxout = ep->cfg.paths * (MROCE_WINDOW + 2) + MROCE_MAX_PATHS;
+	ep->out = sim_xcalloc(ep->maxout, sizeof(*ep->out));
+	return ep;
+}
+
+static void ep_destroy(void *arg)
+{
+	struct sim_ep *ep = arg;
+	unsigned int i, k;
+
+	for (i = 0; i < ep->nhosts; i++) {
+		struct sim_conn *c = ep->conn[i];
+		struct sim_msg *m;
+
+		if (!c)
+			continue;
+		for (k = 0; k < c->paths.n; k++) {
+			struct mroce_txpath *tx = &c->path[k].tx;
+			u32 psn;
+
+			for (psn = tx->una; psn != tx->nxt; psn++) {
+				struct mroce_txslot *slot = mroce_txpath_slot(tx, psn);
+
+				if (slot->state != MROCE_SLOT_ACKED)
+					free(slot->ctx);
+			}
+		}
+		while ((m = c->head)) {
+			c->head = m->next;
+			free(m);
+		}
+		for (k = 0; k < c->nrmsg; k++)
+			free(c->rmsg[k].map);
+		free(c->rmsg);
+		free(c->path);
+		free(c);
+	}
+	free(ep->conn);
+	free(ep->out);
+	free(ep);
+}
+
+static void ep_post(void *arg, unsigned int dst, uint64_t len,
+		    uint64_t cookie, uint64_t now_us)
+{
+	struct sim_ep *ep = arg;
+	struct sim_conn *c = conn_get(ep, dst);
+	struct sim_msg *m = sim_xcalloc(1, sizeof(*m));
+
+	ep->now = now_us;
+	m->cookie = cookie;
+	m->msn = c->next_msn++;
+	m->len = len;
+	if (c->tail)
+		c->tail->next = m;
+	else
+		c->head = m;
+	c->tail = m;
+	if (!c->cut)
+		c->cut = m;
+	ep->outstanding++;
+	conn_pass(c, now_us);
+}
+
+/* Place a DATA packet's payload; deliver the message once all is there. */
+static void place(struct sim_conn *c, const struct mroce_pkt *pkt, u64 now)
+{
+	unsigned int mtu = c->ep->cfg.mtu, bit = pkt->offset / mtu;
+	unsigned int npkts = (pkt->msg_len + mtu - 1) / mtu;
+	struct sim_rmsg *r;
+
+	/* Message windows: a peer has at most nrmsg in flight to us. */
+	while (c->rmsg[pkt->msn % c->nrmsg].map &&
+	       c->rmsg[pkt->msn % c->nrmsg].msn != pkt->msn) {
+		unsigned int n = c->nrmsg * 2, i;
+		struct sim_rmsg *bigger = sim_xcalloc(n, sizeof(*bigger));
+
+		for (i = 0; i < c->nrmsg; i++)
+			if (c->rmsg[i].map)
+				bigger[c->rmsg[i].msn % n] = c->rmsg[i];
+		free(c->rmsg);
+		c->rmsg = bigger;
+		c->nrmsg = n;
+	}
+	r = &c->rmsg[pkt->msn % c->nrmsg];
+	if (!r->map) {
+		r->msn = pkt->msn;
+		r->len = pkt->msg_len;
+		r->placed = 0;
+		r->map = sim_xcalloc(BITS_TO_LONGS(npkts), sizeof(unsigned long));
+	}
+	if (test_bit(bit, r->map)) {
+		c->ep->st.placed_twice += pkt->payload_len;
+		return;
+	}
+	set_bit(bit, r->map);
+	r->placed += pkt->payload_len;
+	c->ep->st.bytes_placed += pkt->payload_len;
+	if (r->placed == r->len) {
+		c->ep->st.msgs_delivered++;
+		c->ep->ops->delivered(c->ep->host, c->peer, r->len, now);
+		free(r->map);
+		r->map = NULL;
+	}
+}
+
+/* rx_data() */
+static void rx_data(struct sim_conn *c, const struct mroce_pkt *pkt, bool ce,
+		    u16 sport, u64 now)
+{
+	struct mroce_rxwin *rx = &c->rx[pkt->path];
+
+	rx->sport = sport;
+	switch (mroce_rxwin_check(rx, pkt->psn)) {
+	case MROCE_RX_NEW:
+		break;
+	case MROCE_RX_DUP:
+		c->ep->st.duplicates++;
+		queue_ack(c, pkt->path, 0);
+		return;
+	default:
+		c->ep->st.outside++;
+		return;
+	}
+	if (mroce_rxwin_data(rx, pkt->psn, ce, pkt->flags & MROCE_F_ACK_REQ))
+		c->ack_due[pkt->path] = true;
+	c->ep->st.rx_data++;
+	place(c, pkt, now);
+}
+
+/* rx_ack() */
+static void rx_ack(struct sim_conn *c, const struct mroce_pkt *pkt, u16 sport,
+		   u64 now)
+{
+	struct mroce_path *path;
+	struct mroce_ack_result res;
+
+	if (pkt->path >= c->paths.n)
+		return;
+	path = &c->path[pkt->path];
+	if (!mroce_txpath_ack(&path->tx, now, pkt->psn, pkt->sack,
+			      pkt->ce_count, seg_acked, c,
+			      path->resend + path->nresend,
+			      MROCE_WINDOW - path->nresend, &res)) {
+		path->nresend += res.lost;
+		c->ep->st.lost += res.lost;
+		c->ep->st.ecn_cuts += res.congested;
+	}
+	if ((pkt->flags & MROCE_F_ROUTE) && path->home_sport &&
+	    sport == path->home_sport &&
+	    mroce_paths_return(&c->paths, pkt->path, now))
+		c->ep->st.returns++;
+}
+
+static void ep_rx(void *arg, unsigned int src, const void *buf,
+		  unsigned int hdr_avail, unsigned int pkt_len, bool ce,
+		  uint16_t sport, uint64_t now_us)
+{
+	struct sim_ep *ep = arg;
+	struct sim_conn *c;
+	struct mroce_pkt pkt;
+
+	ep->now = now_us;
+	if (mroce_wire_parse(buf, hdr_avail, pkt_len, &pkt) ||
+	    pkt.dst_epoch != epoch_of(ep->id) ||
+	    pkt.src_epoch != epoch_of(src)) {
+		ep->st.malformed++;
+		return;
+	}
+	c = conn_get(ep, src);
+	switch (pkt.type) {
+	case MROCE_PKT_DATA:
+		rx_data(c, &pkt, ce, sport, now_us);
+		break;
+	case MROCE_PKT_ACK:
+		rx_ack(c, &pkt, sport, now_us);
+		break;
+	case MROCE_PKT_PROBE:
+		/* Answered at once; a route probe's back by its own port. */
+		queue_ack(c, pkt.path,
+			  pkt.flags & MROCE_F_ROUTE ? sport : 0);
+		break;
+	default:
+		ep->st.malformed++;
+		return;
+	}
+	conn_pass(c, now_us);
+}
+
+static void ep_timer(void *arg, unsigned int peer, uint64_t now_us)
+{
+	struct sim_ep *ep = arg;
+	struct sim_conn *c = ep->conn[peer];
+
+	if (!c)
+		return;
+	ep->now = now_us;
+	c->armed_us = 0;
+	conn_pass(c, now_us);
+}
+
+static const struct sim_ep_stats *ep_counters(const void *ep)
+{
+	return &((const struct sim_ep *)ep)->st;
+}
+
+static uint64_t ep_outstanding(const void *ep)
+{
+	return ((const struct sim_ep *)ep)->outstanding;
+}
+
+const struct sim_transport sim_mroce = {
+	.name = "mroce",
+	.create = ep_create,
+	.destroy = ep_destroy,
+	.post = ep_post,
+	.rx = ep_rx,
+	.timer = ep_timer,
+	.counters = ep_counters,
+	.outstanding = ep_outstanding,
+	.max_hdr = SIM_HDR_MAX,
+	.data_hdr = MROCE_DATA_HDR_LEN + 16,	/* WRITE's extension */
+};
