@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
 # Shared settings for mroce's scripts; source it, do not run it.
 #
 # MROCE_CACHE  where downloads and long-lived builds live, outside any clone

@@ -26,8 +26,8 @@ t_run "rdma link add, clean environment" "${clean[@]}" rdma link add mroce0 type
 t_run "ibv_devices lists mroce0, clean environment" sh -c "${clean[*]} ibv_devices | grep -qw mroce0"
 t_run "ibv_devinfo opens mroce0, clean environment" sh -c "${clean[*]} ibv_devinfo -d mroce0 | grep -q 'state:.*PORT_ACTIVE'"
 gid=$(vm_gid_index mroce0) || t_give_up "no IPv4 RoCE v2 GID on mroce0"
-bw="${clean[*]} ib_write_bw -d mroce0 -x $gid -F -s 65536 -n 300"
-vm_pair2 installed-ib_write_bw 180 "$bw" "$bw $(vm_ip 0)"
+bwcmd="${clean[*]} ib_write_bw -d mroce0 -x $gid -F -s 65536 -n 300"
+vm_pair2 installed-ib_write_bw 180 "$bwcmd" "$bwcmd $(vm_ip 0)"
 pp="${clean[*]} ibv_rc_pingpong -d mroce0 -g $gid -n 100 -s 4096"
 vm_pair2 installed-ibv_rc_pingpong 120 "$pp" "$pp $(vm_ip 0)"
 t_run "rdma link del mroce0" rdma link del mroce0
@@ -39,5 +39,5 @@ t_run "no ld.so.conf entry left" sh -c '! [ -e /etc/ld.so.conf.d/00-mroce.conf ]
 t_run "no module left" sh -c '! modinfo -n mroce'
 t_run "programs back on the system's libibverbs" uses_libverbs /lib/x86_64-linux-gnu/libibverbs.so.1
 t_run "the system's ibv_devices runs" "${clean[@]}" ibv_devices
-vm_barrier done
+vm_barrier "done"
 t_done

@@ -283,6 +283,7 @@ vm_counter() {
 	echo "${val:-0}"
 }
 
+# shellcheck disable=SC2034 # bw_gbps is the result, read by the caller
 vm_write_bw() {
 	local dev=$1 secs=$2 log=$3 g rc
 	bw_gbps=nan

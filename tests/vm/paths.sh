@@ -109,7 +109,7 @@ for c in detoured_resends entropy_rerolls route_probes route_returns; do
 		t_fail "$c > 0 over both ends" "none"
 	fi
 done
-vm_barrier done 120
+vm_barrier "done" 120
 
 # A restart behind a dead route: with link 0 black-holed both ways, VM1
 # deletes and adds its device (a new epoch).  The HELLOs that make the new
@@ -138,7 +138,7 @@ else
 	vm_links_report
 fi
 tc qdisc del dev eth0 root
-vm_barrier done-again 120
+vm_barrier "done"-again 120
 
 t_run "kernel log free of warnings" sh -c '! dmesg | grep -E "WARNING:|BUG:|Oops|refcount_t"'
 t_done

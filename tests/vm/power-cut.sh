@@ -53,5 +53,5 @@ if [ "$me" = 0 ]; then
 	vm_ends_in_error "old server ends with an error" "$old" /tmp/old.log
 	t_run "the peer's restart counted" sh -c "[ $(vm_counter "$dev" peer_restarts) -gt $restarts ]"
 fi
-vm_barrier done
+vm_barrier "done"
 t_done

@@ -18,7 +18,7 @@ dmesg_clean() { ! dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|refcoun
 qps() { rdma resource show qp 2>/dev/null | grep -c "^link $dev/" || true; }
 
 vm_rdma_up mroce
-before=$(qps)
+qps_before=$(qps)
 # race NAME ARGS...: mroce-race, its last line (the counts) shown.
 race() {
 	local name=$1 out rc
@@ -34,7 +34,7 @@ race() {
 }
 
 race "mroce-race: 2 QP pairs, $secs s" -s "$secs" -p 2
-no_qp_left() { [ "$(qps)" = "$before" ]; }
+no_qp_left() { [ "$(qps)" = "$qps_before" ]; }
 t_run "no QP left behind" no_qp_left
 race "mroce-race: 4 QP pairs, $((secs / 2)) s" -s $((secs / 2)) -p 4
 

@@ -198,5 +198,5 @@ move_address() {
 }
 crash_restart address-move move_address
 t_run "kernel log free of warnings" sh -c '! dmesg | grep -E "WARNING:|BUG:|Oops|refcount_t"'
-vm_barrier done
+vm_barrier "done"
 t_done

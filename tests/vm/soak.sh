@@ -171,5 +171,5 @@ elif [[ $csum -gt 0 ]]; then
 else
 	t_fail "corrupted packets stopped by UDP checksums" "no UDP checksum error in $corrupt_rounds rounds"
 fi
-vm_barrier done 120
+vm_barrier "done" 120
 t_done

@@ -15,7 +15,7 @@ type=${1:-mroce}
 vm_rdma_up "$type"
 modprobe rdma_ucm
 vm_gid_index "$dev" 6 >/dev/null || t_give_up "no IPv6 RoCE v2 GID on $dev"
-[ "$type" = mroce ] && before=$(vm_counters "$dev")
+[ "$type" = mroce ] && counted=$(vm_counters "$dev")
 # The MAD layer's tracepoints query the address handle of every MAD it
 # sends; the unload at the end shows whether a query leaks a GID reference.
 tracefs=/sys/kernel/tracing
@@ -45,7 +45,7 @@ vm_pair read_lat-R 180 ib_read_lat "${common[@]}" -s 2 -n 200
 vm_pair send_bw-R-UD 180 ib_send_bw "${common[@]}" -c UD -s 1024 -n 500
 
 if [ "$type" = mroce ]; then
-	delta=$(vm_counters "$dev" "$before")
+	delta=$(vm_counters "$dev" "$counted")
 	echo "counters: $delta"
 	t_run "counters: datagrams sent and received" sh -c \
 		"echo '$delta' | grep -qE 'datagrams_sent=[1-9]' && echo '$delta' | grep -qE 'datagrams_rcvd=[1-9]'"
