@@ -33,10 +33,15 @@
 #   t_done                  print "VM<i>: N passed, N failed[, N skipped]",
 #                           return non-zero if anything failed
 #   t_give_up MSG           record a failed "setup" test, t_done, exit
-#   vm_pp_within NAME SECS  ok if this VM's side of pair NAME (an
+#   vm_pp_within NAME SECS [BASE]
+#                           ok if this VM's side of pair NAME (an
 #                           ibv_rc_pingpong) ran its iterations in under SECS
 #                           seconds (its own timing, which starts once its QP
-#                           is ready to send); SECS is scaled by MROCE_VM_SLOW
+#                           is ready to send); SECS is scaled by MROCE_VM_SLOW.
+#                           With BASE, an earlier pingpong pair of this run,
+#                           SECS is what NAME may take beyond its iterations
+#                           at BASE's time per iteration: the emulator's
+#                           speed, which varies by run, is not counted
 #   vm_ends_in_error NAME PID LOG
 #                           ok if background job PID (a verbs program whose
 #                           output goes to LOG) ends with a non-zero exit
@@ -393,17 +398,28 @@ vm_pp_args() {
 	echo "-d $dev -g $gid -s 4096"
 }
 
+# pp_timing NAME: "ITERS SECS USEC_PER_ITER" of this VM's side of pair NAME
+pp_timing() {
+	cat "$MROCE_VM_OUT/$1".try*.vm"$MROCE_VM_INDEX".log 2>/dev/null |
+		sed -nE 's/^([0-9]+) iters in ([0-9.]+) seconds = ([0-9.]+) usec\/iter$/\1 \2 \3/p' |
+		tail -n 1
+}
+
 vm_pp_within() {
-	local name=$1 limit secs
-	limit=$(($2 * ${MROCE_VM_SLOW:-1}))
-	secs=$(cat "$MROCE_VM_OUT/$name".try*.vm"$MROCE_VM_INDEX".log 2>/dev/null |
-		grep -oE 'iters in [0-9.]+ seconds' | tail -n 1 | cut -d' ' -f3)
-	if [[ -z $secs ]]; then
-		t_fail "$name: iterations within $limit s" "no timing in its log"
-	elif awk -v s="$secs" -v l="$limit" 'BEGIN { exit !(s < l) }'; then
-		t_ok "$name: iterations within $limit s ($secs s)"
+	local name=$1 limit=$(($2 * ${MROCE_VM_SLOW:-1})) base=${3:-} iters secs
+	local what="iterations within $limit s" bper=0
+	read -r iters secs _ <<<"$(pp_timing "$name")"
+	if [[ -n $base ]]; then
+		read -r _ _ bper <<<"$(pp_timing "$base")"
+		what="iterations within $limit s beyond $base's ${bper:-?} us each"
+	fi
+	if [[ -z $secs || -z $bper ]]; then
+		t_fail "$name: $what" "no timing in its log or $base's"
+	elif awk -v s="$secs" -v l="$limit" -v n="$iters" -v b="$bper" \
+		'BEGIN { exit !(s - n * b / 1e6 < l) }'; then
+		t_ok "$name: $what ($secs s)"
 	else
-		t_fail "$name: iterations within $limit s" "$secs s"
+		t_fail "$name: $what" "$secs s"
 	fi
 }
 

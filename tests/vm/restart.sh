@@ -83,8 +83,10 @@ crash_restart() {
 	vm_pair2 "$name-new-pingpong" 120 "ibv_rc_pingpong $(vm_pp_args) -n 200" \
 		"${pp_prefix:-}ibv_rc_pingpong $(vm_pp_args) -n 200 $(vm_ip 0)"
 	echo "$name: new pair done $((SECONDS - start)) s after the restart"
-	# Its QP's RTR sent the new incarnation's first HELLO just before.
-	vm_pp_within "$name-new-pingpong" 1
+	# Its QP's RTR sent the new incarnation's first HELLO just before: its
+	# time beyond 200 round trips at the speed before the restart is the
+	# recovery.
+	vm_pp_within "$name-new-pingpong" 1 pingpong-before-restart
 	[ "$me" = 0 ] || return 0
 	vm_ends_in_error "$name: old server ends with an error" "$old" /tmp/old.log
 	t_run "$name: the restart counted" sh -c "[ $(vm_counter "$dev" peer_restarts) -gt $restarts ]"
