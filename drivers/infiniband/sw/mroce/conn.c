@@ -209,6 +209,7 @@ void mroce_conn_restart_paths(struct mroce_conn *conn,
 {
 	unsigned int i;
 
+	lockdep_assert_held(&conn->lock);
 	memset(conn->rx, 0, sizeof(conn->rx));
 	bitmap_zero(conn->ack_due, MROCE_MAX_PATHS);
 	for (i = 0; i < conn->paths.n; i++) {
@@ -231,6 +232,7 @@ void mroce_conn_idle(struct mroce_conn *conn)
 	unsigned int linger = READ_ONCE(mroce_conn_linger_s);
 	struct delayed_work *reap = &conn->mdev->reap_work;
 
+	lockdep_assert_held(&conn->lock);
 	conn->idle_us = mroce_now_us();
 	if (!linger)
 		return;

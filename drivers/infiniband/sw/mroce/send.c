@@ -107,6 +107,7 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 	unsigned int n = 0;
 	void *buf;
 
+	lockdep_assert_held(&conn->lock);
 	list_for_each_entry(s, &conn->ack_streams, ack_node)
 		if (++n == MROCE_ACK_MAX_STREAMS)
 			break;
@@ -182,6 +183,7 @@ struct sk_buff *mroce_build_hello(struct mroce_conn *conn)
 	struct sk_buff *skb = mroce_alloc_skb(MROCE_HELLO_LEN,
 					      conn->paths.rr++ % conn->paths.n, false);
 
+	lockdep_assert_held(&conn->lock);
 	if (!skb)
 		return NULL;
 	set_epochs(conn, &pkt);

@@ -683,6 +683,7 @@ bool mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
 	struct mroce_seg *seg;
 	u32 i;
 
+	lockdep_assert_held(&s->conn->lock);
 	*segp = NULL;
 	if (!s->qp || s->error)
 		return false;
@@ -845,6 +846,7 @@ struct mroce_stream *mroce_stream_lookup(struct mroce_conn *conn, u32 qpn)
 {
 	struct mroce_stream *s;
 
+	lockdep_assert_held(&conn->lock);
 	list_for_each_entry(s, &conn->streams, conn_node)
 		if (s->qpn == qpn)
 			return s;
@@ -1158,6 +1160,7 @@ void mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 	struct mroce_rmsg *m;
 	u32 d;
 
+	lockdep_assert_held(&s->conn->lock);
 	if (!qp || s->error || pkt->src_qpn != s->dest_qpn)
 		return;
 	s->heard = true;
@@ -1228,6 +1231,7 @@ void mroce_stream_progress(struct mroce_stream *s,
 {
 	u32 i;
 
+	lockdep_assert_held(&s->conn->lock);
 	if (!s->qp || s->error)
 		return;
 	s->heard = true;
@@ -1310,6 +1314,7 @@ u64 mroce_stream_deadline(struct mroce_stream *s)
 	u64 t = 0;
 	u32 i;
 
+	lockdep_assert_held(&s->conn->lock);
 	if (!s->qp || s->error)
 		return 0;
 	for (i = s->sq_seg; i != s->sq_fetch; i++) {
@@ -1336,6 +1341,7 @@ u64 mroce_stream_deadline(struct mroce_stream *s)
  */
 bool mroce_stream_timer(struct mroce_stream *s, u64 now_us)
 {
+	lockdep_assert_held(&s->conn->lock);
 	if (!s->qp || s->error)
 		return false;
 	stream_want_tx(s);
