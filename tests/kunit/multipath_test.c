@@ -333,6 +333,104 @@ static void spread_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h->path[0].plane, PLANE_B);
 }
 
+static void acked_nothing(void *ctx, void *arg)
+{
+}
+
+/* An ACK of path @i: everything before @cum, and the @sack_bits after it. */
+static int ack(struct fake_host *h, unsigned int i, u64 now, u32 cum,
+	       unsigned int sack_bits, struct mroce_ack_result *res)
+{
+	static u8 sack[MROCE_SACK_BITS / 8];
+	struct mroce_pkt pkt = { .type = MROCE_PKT_ACK, .path = i, .psn = cum,
+				 .sack = sack };
+	unsigned int b;
+
+	memset(sack, 0, sizeof(sack));
+	for (b = 0; b < sack_bits; b++)
+		sack[b / 8] |= 1U << (b % 8);
+	return mroce_paths_ack(&h->ps, i, now, &pkt, acked_nothing, NULL, res);
+}
+
+/*
+ * PATH-RTO-SEED: a path's RTT sample is the RTO of every path without
+ * one of its own; a path with its own keeps it.  Losses an ACK finds
+ * join the path's resend list.
+ */
+static void rto_seed_test(struct kunit *test)
+{
+	struct fake_host *h = host_alloc(test);
+	struct mroce_ack_result res;
+	unsigned int i;
+
+	for (i = 0; i < NPATHS; i++)
+		KUNIT_EXPECT_EQ(test, h->path[i].tx.rto_us, MROCE_RTO_INIT_US);
+	/* An ACK of a sequence never sent changes nothing. */
+	KUNIT_EXPECT_EQ(test, ack(h, 1, 1000, 1, 0, &res), -EINVAL);
+	KUNIT_EXPECT_EQ(test, h->path[0].tx.rto_us, MROCE_RTO_INIT_US);
+
+	mroce_txpath_send(&h->path[1].tx, 1000, NULL);
+	KUNIT_ASSERT_EQ(test, ack(h, 1, 1050, 1, 0, &res), 0);
+	KUNIT_EXPECT_EQ(test, res.rtt_us, 50);
+	/* 50 + 4 * 25, above the floor of 100 */
+	KUNIT_EXPECT_EQ(test, h->path[1].tx.rto_us, 150);
+	for (i = 0; i < NPATHS; i++) {
+		KUNIT_EXPECT_EQ(test, h->path[i].tx.rto_us, 150);
+		KUNIT_EXPECT_EQ(test, h->path[i].tx.srtt_us, i == 1 ? 50 : 0);
+	}
+	mroce_txpath_send(&h->path[0].tx, 2000, NULL);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(&h->path[0].tx), 2150);
+
+	/* Path 2's own sample: 300 + 4 * 150. */
+	mroce_txpath_send(&h->path[2].tx, 3000, NULL);
+	KUNIT_ASSERT_EQ(test, ack(h, 2, 3300, 1, 0, &res), 0);
+	KUNIT_EXPECT_EQ(test, h->path[2].tx.rto_us, 900);
+	KUNIT_EXPECT_EQ(test, h->path[0].tx.rto_us, 900);
+	KUNIT_EXPECT_EQ(test, h->path[3].tx.rto_us, 900);
+	KUNIT_EXPECT_EQ(test, h->path[1].tx.rto_us, 150);
+
+	/* Sequences 1-4 of path 1 arrive, 0 does not: it is due again. */
+	for (i = 0; i < 5; i++)
+		mroce_txpath_send(&h->path[1].tx, 4000 + i, NULL);
+	KUNIT_ASSERT_EQ(test, ack(h, 1, 4100, 1, 4, &res), 0);
+	KUNIT_EXPECT_EQ(test, res.lost, 1);
+	KUNIT_ASSERT_EQ(test, h->path[1].nresend, 1);
+	KUNIT_EXPECT_EQ(test, h->path[1].resend[0], 1);
+}
+
+/*
+ * The send pass's timers: the earliest expiry or route probe of any
+ * path, and each expiry's packets queued once, on its own path.
+ */
+static void expire_test(struct kunit *test)
+{
+	struct fake_host *h = host_alloc(test);
+	struct mroce_paths *ps = &h->ps;
+	struct mroce_expiry ex;
+	u32 psn;
+
+	KUNIT_EXPECT_EQ(test, mroce_paths_deadline(ps), 0);
+	h->path[3].tx.rto_us = 500;
+	psn = mroce_txpath_send(&h->path[3].tx, 1000, NULL);
+	KUNIT_EXPECT_EQ(test, mroce_paths_deadline(ps), 1500);
+	h->path[1].home_sport = 40000;
+	h->path[1].home_probe_us = 1200;
+	KUNIT_EXPECT_EQ(test, mroce_paths_deadline(ps), 1200);
+
+	KUNIT_EXPECT_FALSE(test, mroce_paths_expire(ps, 3, 1499, 0, &ex));
+	KUNIT_EXPECT_FALSE(test, mroce_paths_expire(ps, 0, 1500, 0, &ex));
+	KUNIT_ASSERT_TRUE(test, mroce_paths_expire(ps, 3, 1500, 0, &ex));
+	KUNIT_EXPECT_TRUE(test, ex.first);
+	KUNIT_EXPECT_FALSE(test, ex.dead);
+	KUNIT_ASSERT_EQ(test, ex.n, 1);
+	KUNIT_EXPECT_EQ(test, ex.due[0], psn);
+	KUNIT_EXPECT_PTR_EQ(test, ex.due, (const u32 *)h->path[3].resend);
+	KUNIT_EXPECT_EQ(test, h->path[3].nresend, 1);
+	/* Due again, not yet resent: no second expiry. */
+	KUNIT_EXPECT_FALSE(test, mroce_paths_expire(ps, 3, 1600, 0, &ex));
+	KUNIT_EXPECT_EQ(test, mroce_paths_deadline(ps), 1200);
+}
+
 static struct kunit_case mroce_multipath_cases[] = {
 	KUNIT_CASE(reverse_failure_test),
 	KUNIT_CASE(dead_plane_test),
@@ -342,6 +440,8 @@ static struct kunit_case mroce_multipath_cases[] = {
 	KUNIT_CASE(reroll_and_return_test),
 	KUNIT_CASE(return_elsewhere_test),
 	KUNIT_CASE(spread_test),
+	KUNIT_CASE(rto_seed_test),
+	KUNIT_CASE(expire_test),
 	{}
 };
 

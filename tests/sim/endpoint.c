@@ -141,6 +141,7 @@ static struct sim_conn *conn_get(struct sim_ep *ep, unsigned int peer)
 						   ep->cfg.min_rto_us);
 		mroce_paths_choose_port(&c->paths, i, 0);
 	}
+	ep->st.conns++;
 	c->nrmsg = 64;
 	c->rmsg = sim_xcalloc(c->nrmsg, sizeof(*c->rmsg));
 	ep->conn[peer] = c;
@@ -278,25 +279,17 @@ static void seg_acked(void *ctx, void *arg)
 static void tx_timeouts(struct sim_conn *c, u64 now)
 {
 	u64 delivered = mroce_paths_delivered(&c->paths);
-	unsigned int i, n;
+	struct mroce_expiry ex;
+	unsigned int i;
 
-	for (i = 0; i < c->paths.n; i++) {
-		struct mroce_path *path = &c->path[i];
-
-		while (path->nresend < MROCE_WINDOW) {
-			n = mroce_txpath_timeout(&path->tx, now, delivered,
-						 path->resend + path->nresend,
-						 MROCE_WINDOW - path->nresend);
-			if (!n)
-				break;
+	for (i = 0; i < c->paths.n; i++)
+		while (mroce_paths_expire(&c->paths, i, now, delivered, &ex)) {
 			c->ep->st.timeouts++;
-			if (path->tx.dead) {
+			if (ex.dead) {
 				mroce_paths_reroll(&c->paths, i, now);
 				c->ep->st.rerolls++;
 			}
-			path->nresend += n;
 		}
-	}
 }
 
 /* tx_route_probes() */
@@ -359,17 +352,8 @@ static void tx_new(struct sim_conn *c, u64 now)
 /* tx_arm() */
 static void tx_arm(struct sim_conn *c)
 {
-	u64 t = 0, d;
-	unsigned int i;
+	u64 t = mroce_paths_deadline(&c->paths);
 
-	for (i = 0; i < c->paths.n; i++) {
-		d = mroce_txpath_deadline(&c->path[i].tx);
-		if (d && (!t || d < t))
-			t = d;
-		d = c->path[i].home_sport ? c->path[i].home_probe_us : 0;
-		if (d && (!t || d < t))
-			t = d;
-	}
 	if (t != c->armed_us) {
 		c->armed_us = t;
 		c->ep->ops->arm(c->ep->host, c->peer, t);
@@ -546,11 +530,8 @@ static void rx_ack(struct sim_conn *c, const struct mroce_pkt *pkt, u16 sport,
 	if (pkt->path >= c->paths.n)
 		return;
 	path = &c->path[pkt->path];
-	if (!mroce_txpath_ack(&path->tx, now, pkt->psn, pkt->sack,
-			      pkt->ce_count, seg_acked, c,
-			      path->resend + path->nresend,
-			      MROCE_WINDOW - path->nresend, &res)) {
-		path->nresend += res.lost;
+	if (!mroce_paths_ack(&c->paths, pkt->path, now, pkt, seg_acked, c,
+			     &res)) {
 		c->ep->st.lost += res.lost;
 		c->ep->st.ecn_cuts += res.congested;
 	}

@@ -87,6 +87,8 @@ struct sim_ep_config {
  * @bytes_placed: payload bytes placed
  * @msgs_delivered: messages placed in full
  * @msgs_completed: messages acknowledged in full
+ * @conns: connections (mroce) or queue pairs (RoCEv2) set up, to a peer
+ *	that sent or was sent something
  */
 struct sim_ep_stats {
 	uint64_t tx_data;
@@ -104,7 +106,20 @@ struct sim_ep_stats {
 	uint64_t bytes_placed;
 	uint64_t msgs_delivered;
 	uint64_t msgs_completed;
+	uint64_t conns;
 };
+
+/* Add @s's counters to @sum's: every field is a uint64_t counter. */
+static inline void sim_stats_add(struct sim_ep_stats *sum,
+				 const struct sim_ep_stats *s)
+{
+	uint64_t *to = (uint64_t *)sum;
+	const uint64_t *from = (const uint64_t *)s;
+	size_t i;
+
+	for (i = 0; i < sizeof(*s) / sizeof(*from); i++)
+		to[i] += from[i];
+}
 
 /**
  * struct sim_transport - a transport the simulator's hosts can run

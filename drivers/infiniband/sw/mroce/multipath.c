@@ -17,6 +17,101 @@
 #include "multipath.h"
 
 /**
+ * mroce_paths_ack() - apply an ACK of path @i
+ * @ps: the paths
+ * @i: the ACK's path, below @ps->n
+ * @now_us: current time
+ * @pkt: the parsed ACK
+ * @acked: called with the ctx of each packet newly acknowledged
+ * @arg: passed to @acked
+ * @res: filled with what the ACK did (mroce_txpath_ack())
+ *
+ * Packets found lost join the path's resend list; their sequences are
+ * the last @res->lost entries.  An RTT sample also becomes the RTO of
+ * the paths without one of their own (id PATH-RTO-SEED).
+ *
+ * Return: 0, or -EINVAL for an ACK of sequences never sent (ignored).
+ */
+int mroce_paths_ack(struct mroce_paths *ps, unsigned int i, u64 now_us,
+		    const struct mroce_pkt *pkt,
+		    void (*acked)(void *ctx, void *arg), void *arg,
+		    struct mroce_ack_result *res)
+{
+	struct mroce_path *path = &ps->path[i];
+	unsigned int j;
+	int err;
+
+	err = mroce_txpath_ack(&path->tx, now_us, pkt->psn, pkt->sack,
+			       pkt->ce_count, acked, arg,
+			       path->resend + path->nresend,
+			       MROCE_WINDOW - path->nresend, res);
+	if (err)
+		return err;
+	path->nresend += res->lost;
+	if (res->rtt_us)
+		for (j = 0; j < ps->n; j++)
+			if (!ps->path[j].tx.srtt_us)
+				ps->path[j].tx.rto_us = path->tx.rto_us;
+	return 0;
+}
+
+/**
+ * mroce_paths_expire() - handle one expiry of path @i's timer, if due
+ * @ps: the paths
+ * @i: the path
+ * @now_us: current time
+ * @delivered_us: mroce_paths_delivered(), taken before the first call
+ *	of a pass: the evidence of a dead route (mroce_txpath_timeout())
+ * @ex: filled with what the expiry did
+ *
+ * The packets due again join the path's resend list.  Called until it
+ * returns false, so that several expiries due at once (a dead route's
+ * packets, backed-off ones) are all handled in one pass.
+ *
+ * Return: true if the timer had expired (and @ex is filled).
+ */
+bool mroce_paths_expire(struct mroce_paths *ps, unsigned int i, u64 now_us,
+			u64 delivered_us, struct mroce_expiry *ex)
+{
+	struct mroce_path *path = &ps->path[i];
+	u32 *due = path->resend + path->nresend;
+
+	if (path->nresend >= MROCE_WINDOW)
+		return false;
+	ex->first = !path->tx.backoff;
+	ex->n = mroce_txpath_timeout(&path->tx, now_us, delivered_us, due,
+				     MROCE_WINDOW - path->nresend);
+	if (!ex->n)
+		return false;
+	ex->due = due;
+	ex->dead = path->tx.dead;
+	path->nresend += ex->n;
+	return true;
+}
+
+/**
+ * mroce_paths_deadline() - when the paths next need the send pass
+ * @ps: the paths
+ *
+ * Return: the earliest retransmission timer or route probe, 0 if none.
+ */
+u64 mroce_paths_deadline(const struct mroce_paths *ps)
+{
+	u64 t = 0, d;
+	unsigned int i;
+
+	for (i = 0; i < ps->n; i++) {
+		d = mroce_txpath_deadline(&ps->path[i].tx);
+		if (d && (!t || d < t))
+			t = d;
+		d = ps->path[i].home_sport ? ps->path[i].home_probe_us : 0;
+		if (d && (!t || d < t))
+			t = d;
+	}
+	return t;
+}
+
+/**
  * mroce_paths_pick() - the path for the next new packet
  * @ps: the paths
  *

@@ -85,6 +85,29 @@ struct mroce_paths {
 	const struct mroce_paths_ops *ops;
 };
 
+/**
+ * struct mroce_expiry - what one retransmission timeout of a path did
+ * @due: the packets due again, the expired one first; they are the
+ *	newest entries of the path's @resend list
+ * @n: their number
+ * @first: the expiry began a timeout episode (the path had no backoff)
+ * @dead: it found the path's route dead: the caller re-rolls the path
+ *	(mroce_paths_reroll())
+ */
+struct mroce_expiry {
+	const u32 *due;
+	unsigned int n;
+	bool first;
+	bool dead;
+};
+
+int mroce_paths_ack(struct mroce_paths *ps, unsigned int i, u64 now_us,
+		    const struct mroce_pkt *pkt,
+		    void (*acked)(void *ctx, void *arg), void *arg,
+		    struct mroce_ack_result *res);
+bool mroce_paths_expire(struct mroce_paths *ps, unsigned int i, u64 now_us,
+			u64 delivered_us, struct mroce_expiry *ex);
+u64 mroce_paths_deadline(const struct mroce_paths *ps);
 int mroce_paths_pick(struct mroce_paths *ps);
 unsigned int mroce_paths_detour(struct mroce_paths *ps, unsigned int self);
 u64 mroce_paths_delivered(const struct mroce_paths *ps);

@@ -130,13 +130,10 @@ static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt,
 
 	if (pkt->path < conn->paths.n) {
 		path = &conn->path[pkt->path];
-		if (!mroce_txpath_ack(&path->tx, now, pkt->psn, pkt->sack,
-				      pkt->ce_count, mroce_stream_seg_acked, NULL,
-				      path->resend + path->nresend,
-				      MROCE_WINDOW - path->nresend, &res)) {
-			for (i = 0; i < res.lost; i++)
-				trace_mroce_lost(conn, pkt->path, path->resend[path->nresend + i]);
-			path->nresend += res.lost;
+		if (!mroce_paths_ack(&conn->paths, pkt->path, now, pkt,
+				     mroce_stream_seg_acked, NULL, &res)) {
+			for (i = path->nresend - res.lost; i < path->nresend; i++)
+				trace_mroce_lost(conn, pkt->path, path->resend[i]);
 			mroce_count(conn->mdev, MROCE_CNT_LOST, res.lost);
 			mroce_count_path(conn->mdev, pkt->path, MROCE_PCNT_SACK_GAPS, res.lost);
 			mroce_count(conn->mdev, MROCE_CNT_SPURIOUS, res.spurious);

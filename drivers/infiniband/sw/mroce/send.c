@@ -484,32 +484,25 @@ static void tx_timeouts(struct mroce_conn *conn, u64 now)
 {
 	/* Evidence of a dead route; see mroce_txpath_timeout() in path.c. */
 	u64 delivered = mroce_paths_delivered(&conn->paths);
-	unsigned int i, k, n, backoff;
+	struct mroce_expiry ex;
+	unsigned int i, k;
 
 	for (i = 0; i < conn->paths.n; i++) {
 		struct mroce_path *path = &conn->path[i];
-		u32 *due;
 
-		while (path->nresend < MROCE_WINDOW) {
-			due = path->resend + path->nresend;
-			backoff = path->tx.backoff;
-			n = mroce_txpath_timeout(&path->tx, now, delivered, due,
-						 MROCE_WINDOW - path->nresend);
-			if (!n)
-				break;
+		while (mroce_paths_expire(&conn->paths, i, now, delivered, &ex)) {
 			mroce_count(conn->mdev, MROCE_CNT_TIMEOUTS, 1);
 			mroce_count_path(conn->mdev, i, MROCE_PCNT_TIMEOUTS, 1);
-			trace_mroce_timeout(conn, i, due[0]);
-			if (!backoff && path->tx.dead)
+			trace_mroce_timeout(conn, i, ex.due[0]);
+			if (ex.first && ex.dead)
 				mroce_count(conn->mdev, MROCE_CNT_DEAD_AT_FIRST, 1);
-			else if (backoff && !path->tx.dead)
+			else if (!ex.first && !ex.dead)
 				mroce_count(conn->mdev, MROCE_CNT_SILENT_TIMEOUTS, 1);
 			/* The new route may be no better: keep trying others. */
-			if (path->tx.dead)
+			if (ex.dead)
 				mroce_path_reroll(conn, i, now);
-			path->nresend += n;
-			for (k = 0; k < n; k++) {
-				struct mroce_txslot *slot = mroce_txpath_slot(&path->tx, due[k]);
+			for (k = 0; k < ex.n; k++) {
+				struct mroce_txslot *slot = mroce_txpath_slot(&path->tx, ex.due[k]);
 				struct mroce_seg *seg = slot->ctx;
 
 				if (seg && slot->expiries > 7 * (seg->stream->retry_cnt + 1))
@@ -656,18 +649,12 @@ static void tx_arm(struct mroce_conn *conn, u64 now)
 	bool quiet = !live && mroce_paths_silent(&conn->paths);
 	struct mroce_stream *s;
 	u64 t = 0, d;
-	unsigned int i;
 
 	if (!conn->peer_epoch && live)
 		t = conn->hello_due_us;
-	for (i = 0; !quiet && i < conn->paths.n; i++) {
-		d = mroce_txpath_deadline(&conn->path[i].tx);
-		if (d && (!t || d < t))
-			t = d;
-		d = conn->path[i].home_sport ? conn->path[i].home_probe_us : 0;
-		if (d && (!t || d < t))
-			t = d;
-	}
+	d = quiet ? 0 : mroce_paths_deadline(&conn->paths);
+	if (d && (!t || d < t))
+		t = d;
 	list_for_each_entry(s, &conn->streams, conn_node) {
 		d = mroce_stream_deadline(s);
 		if (d && (!t || d < t))
