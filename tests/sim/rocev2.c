@@ -112,6 +112,7 @@ static struct rqp *qp_get(struct rep *ep, unsigned int peer)
 	q->target = ep->line_bps;
 	q->alpha = 1;
 	ep->qp[peer] = q;
+	ep->st.conns++;
 	return q;
 }
 
@@ -131,7 +132,7 @@ static void xmit(struct rqp *q, u8 type, u32 psn, const struct rpkt *pk)
 			 pk ? pk->len : 0, type == T_DATA);
 }
 
-static double pkt_bits(const struct rqp *q, u32 len)
+static double pkt_bits(u32 len)
 {
 	return (len + DATA_HDR + 30) * 8.0;
 }
@@ -182,7 +183,7 @@ static void send_pass(struct rqp *q, u64 now)
 			pk->offset = m->sent;
 			pk->len = m->len - m->sent < q->ep->cfg.mtu ?
 				  m->len - m->sent : q->ep->cfg.mtu;
-			if (q->credit < pkt_bits(q, pk->len))
+			if (q->credit < pkt_bits(pk->len))
 				break;
 			m->sent += pk->len;
 			if (m->sent == m->len)
@@ -192,11 +193,11 @@ static void send_pass(struct rqp *q, u64 now)
 			q->nxt++;
 		} else {
 			pk = &q->ring[q->ptr % QP_WINDOW];
-			if (q->credit < pkt_bits(q, pk->len))
+			if (q->credit < pkt_bits(pk->len))
 				break;
 			q->ep->st.retransmits++;
 		}
-		q->credit -= pkt_bits(q, pk->len);
+		q->credit -= pkt_bits(pk->len);
 		xmit(q, T_DATA, q->ptr, pk);
 		q->ep->st.tx_data++;
 		q->ptr++;

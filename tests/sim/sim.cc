@@ -60,9 +60,16 @@ class Host
 	const sim_ep_stats *Stats() const { return m_t->counters(m_ep); }
 	uint64_t Outstanding() const { return m_t->outstanding(m_ep); }
 
+	/*
+	 * The hosts' clock, in microseconds: it reads kClockStartUs when the
+	 * simulation starts, as a machine's clock that has run a while does.
+	 * The core takes a time of 0 for "never" (no packet delivered, none
+	 * sent), as it can in a kernel, whose clock started at boot.
+	 */
+	static constexpr uint64_t kClockStartUs = 1000000;
 	static uint64_t NowUs()
 	{
-		return Simulator::Now().GetMicroSeconds();
+		return kClockStartUs + Simulator::Now().GetMicroSeconds();
 	}
 
   private:
@@ -178,7 +185,7 @@ void Host::Arm(void *host, unsigned int peer, uint64_t when_us)
 	 * scheduler does not fill with cancelled events.
 	 */
 	if (!when_us || (ev.IsRunning() &&
-			 ev.GetTs() <= MicroSeconds(when_us).GetTimeStep()))
+			 ev.GetTs() <= MicroSeconds(when_us - kClockStartUs).GetTimeStep()))
 		return;
 	Simulator::Remove(ev);
 	ev = Simulator::Schedule(
@@ -472,19 +479,7 @@ int main(int argc, char **argv)
 	for (unsigned int h = 0; h < hosts.size(); h++) {
 		const sim_ep_stats *s = hosts[h]->Stats();
 
-		sum.tx_data += s->tx_data;
-		sum.retransmits += s->retransmits;
-		sum.timeouts += s->timeouts;
-		sum.lost += s->lost;
-		sum.rerolls += s->rerolls;
-		sum.returns += s->returns;
-		sum.ecn_cuts += s->ecn_cuts;
-		sum.duplicates += s->duplicates;
-		sum.outside += s->outside;
-		sum.malformed += s->malformed;
-		sum.placed_twice += s->placed_twice;
-		sum.bytes_placed += s->bytes_placed;
-		sum.msgs_delivered += s->msgs_delivered;
+		sim_stats_add(&sum, s);
 		/* Exactly once: each host got what was sent to it, no more. */
 		if (s->msgs_delivered != work.Expected(h) ||
 		    s->bytes_placed != work.ExpectedBytes(h) ||
@@ -504,7 +499,7 @@ int main(int argc, char **argv)
 
 	printf("transport=%s workload=%s hosts=%u planes=%u gbps=%g loss=%g "
 	       "init_rto_us=%u fail=%s done=%d exact=%d time_us=%.1f ideal_us=%.1f frac=%.4f "
-	       "base_rtt_us=%.2f goodput_gbps=%.2f tx_data=%llu retransmits=%llu "
+	       "base_rtt_us=%.2f goodput_gbps=%.2f conns=%llu tx_data=%llu retransmits=%llu "
 	       "timeouts=%llu sack_lost=%llu rerolls=%llu returns=%llu "
 	       "ecn_cuts=%llu marks=%llu switch_drops=%llu host_drops=%llu "
 	       "link_drops=%llu peak_queue=%llu events=%llu wall_s=%.2f "
@@ -513,6 +508,7 @@ int main(int argc, char **argv)
 	       o.fabric.loss, o.init_rto_us, o.fail.c_str(), work.Done(), ok, t, ideal_us,
 	       ideal_us / t, fabric.BaseRttUs(o.mtu + 64, 56),
 	       work.TotalBytes() * 8 / (t * 1e3),
+	       (unsigned long long)sum.conns,
 	       (unsigned long long)sum.tx_data,
 	       (unsigned long long)sum.retransmits,
 	       (unsigned long long)sum.timeouts, (unsigned long long)sum.lost,
