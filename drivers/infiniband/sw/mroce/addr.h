@@ -17,9 +17,6 @@
  */
 #define MROCE_ENCAP_OVERHEAD	(40 + 8 + MROCE_DATA_HDR_MAX)
 
-/* Largest payload of one DATA packet, whatever the netdev MTU. */
-#define MROCE_MAX_PAYLOAD	4096
-
 enum ib_mtu mroce_mtu_from_netdev(unsigned int ndev_mtu);
 u32 mroce_payload_from_netdev(unsigned int ndev_mtu);
 

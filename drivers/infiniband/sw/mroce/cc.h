@@ -11,10 +11,9 @@
 
 #include <linux/types.h>
 
+#include "params.h"
 #include "wire.h"
 
-#define MROCE_CWND_MAX		MROCE_SACK_BITS	/* the path's whole window */
-#define MROCE_CWND_INIT		16U
 /*
  * ECN: the fraction of packets marked, in units of 1/MROCE_ALPHA_ONE (fine
  * enough for one mark in a full window to count), averaged over windows
@@ -22,8 +21,6 @@
  */
 #define MROCE_ALPHA_ONE		BIT(20)
 #define MROCE_ALPHA_SHIFT	4U
-/* The base RTT is the smallest sample of this long a window. */
-#define MROCE_MIN_RTT_WIN_US	10000000U
 
 /**
  * struct mroce_cc - congestion state of one path

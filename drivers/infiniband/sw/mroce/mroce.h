@@ -18,12 +18,8 @@
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
+#include "params.h"
 #include "stats.h"
-
-#define MROCE_PORT		1
-#define MROCE_GID_TBL_LEN	128
-#define MROCE_MAX_PD		0x10000
-#define MROCE_VENDOR_ID		0xffffff	/* no IEEE OUI: software device */
 
 extern unsigned short mroce_udp_port;
 extern struct workqueue_struct *mroce_wq;

@@ -12,11 +12,8 @@
 
 #include <linux/types.h>
 
+#include "params.h"
 #include "path.h"
-
-#define MROCE_HOME_PROBE_US	100000	/* route probe interval of a moved path */
-#define MROCE_HOME_KEEP_US	60000000ULL	/* ... for this long */
-#define MROCE_PORT_CANDIDATES	8	/* random ports tried per choice */
 
 /**
  * struct mroce_path - one path of a connection: its send side and route

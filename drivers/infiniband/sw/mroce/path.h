@@ -13,14 +13,8 @@
 #include <linux/types.h>
 
 #include "cc.h"
+#include "params.h"
 #include "wire.h"
-
-#define MROCE_WINDOW		MROCE_SACK_BITS	/* packets in flight per path */
-#define MROCE_RTO_MAX_US	1000000U
-#define MROCE_RTO_INIT_US	100000U
-#define MROCE_BLIND_EXPIRIES	5	/* expiries in a row that find a silent route dead */
-/* Acknowledged packets past a hole before it counts as a loss. */
-#define MROCE_REORDER_PKTS	3U
 
 /**
  * struct mroce_rxwin - receive side of a path

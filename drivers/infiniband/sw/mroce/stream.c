@@ -24,8 +24,6 @@ static const u32 rnr_timer_us[32] = {
 	40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
-#define MROCE_PROBE_MIN_US	10000
-
 int mroce_stream_init_cache(void)
 {
 	/* Its own, so that a test can count the packets held. */

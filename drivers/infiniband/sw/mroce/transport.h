@@ -15,13 +15,9 @@
 #include <net/dst_cache.h>
 
 #include "multipath.h"
+#include "params.h"
 #include "verbs.h"
 #include "wire.h"
-
-#define MROCE_STREAM_WINDOW	256	/* messages in flight per stream */
-#define MROCE_TX_BUDGET		64	/* packets per pass of the send work */
-#define MROCE_HELLO_US		20000	/* HELLO resend interval */
-#define MROCE_MAX_CONNS		4096	/* per device */
 
 /**
  * struct mroce_path_dst - the routes one path's packets were last sent by

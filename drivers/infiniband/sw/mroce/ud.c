@@ -19,7 +19,6 @@
 
 #define MROCE_GRH_LEN		40
 #define MROCE_QKEY_FROM_QP	0x80000000	/* use the QP's Q_Key */
-#define MROCE_UD_TX_BUDGET	64
 
 static void ud_tx_work(struct work_struct *work);
 

@@ -17,21 +17,7 @@
 
 #include "compat.h"
 #include "mroce.h"
-
-#define MROCE_MAX_QP		4096
-#define MROCE_MAX_QP_WR		4096
-#define MROCE_MAX_SGE		8
-#define MROCE_MAX_INLINE	256
-#define MROCE_MAX_CQ		4096
-#define MROCE_MAX_CQE		(64 * 1024 - 1)
-#define MROCE_MAX_MR		(256 * 1024)
-#define MROCE_MAX_MR_SIZE	BIT_ULL(40)
-#define MROCE_MAX_RD_ATOMIC	128
-#define MROCE_MAX_AH		(64 * 1024)
-#define MROCE_MAX_SRQ		4096
-#define MROCE_MAX_SRQ_WR	4096
-#define MROCE_MAX_FR_PAGES	(512 * 1024)
-#define MROCE_MAX_MW		(64 * 1024)
+#include "params.h"
 
 /**
  * struct mroce_ring - a queue of fixed-size entries behind a ring header

@@ -13,12 +13,7 @@
 #include <linux/build_bug.h>
 #include <linux/types.h>
 
-#define MROCE_WIRE_VERSION	1
-#define MROCE_MAX_PATHS		64
-#define MROCE_SACK_BITS		256
-#define MROCE_ACK_MAX_STREAMS	64
-#define MROCE_QPN_MASK		0x00ffffff
-#define MROCE_PROBE_NO_QPN	0xffffffff
+#include "params.h"
 
 enum mroce_pkt_type {
 	MROCE_PKT_DATA = 1,

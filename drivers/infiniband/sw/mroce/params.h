@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * mroce's constants and limits, in one place: the protocol's (the values
+ * Documentation/wire-protocol.rst gives), the transport's, and what the
+ * device reports to the verbs layer.  Pure: the protocol core includes it
+ * in userspace too.
+ */
+#ifndef MROCE_PARAMS_H
+#define MROCE_PARAMS_H
+
+#include <linux/bits.h>
+
+/* The wire ("Common header", "ACK") */
+#define MROCE_WIRE_VERSION	1
+#define MROCE_MAX_PATHS		64	/* path ids 0-63 */
+#define MROCE_SACK_BITS		256	/* an ACK's bitmap */
+#define MROCE_ACK_MAX_STREAMS	64	/* stream records in one ACK */
+#define MROCE_QPN_MASK		0x00ffffff
+#define MROCE_PROBE_NO_QPN	0xffffffff	/* a PROBE that asks for no stream */
+/* Largest payload of one DATA packet, whatever the netdev MTU. */
+#define MROCE_MAX_PAYLOAD	4096
+
+/* Paths ("Paths") */
+#define MROCE_WINDOW		MROCE_SACK_BITS	/* packets in flight per path */
+#define MROCE_RTO_MAX_US	1000000U
+#define MROCE_RTO_INIT_US	100000U	/* before any path has an RTT sample */
+#define MROCE_BLIND_EXPIRIES	5	/* expiries in a row that find a silent route dead */
+/* Acknowledged packets past a hole before it counts as a loss. */
+#define MROCE_REORDER_PKTS	3U
+#define MROCE_HOME_PROBE_US	100000	/* route probe interval of a moved path */
+#define MROCE_HOME_KEEP_US	60000000ULL	/* ... for this long */
+#define MROCE_PORT_CANDIDATES	8	/* random ports tried per choice */
+
+/* Congestion control ("Congestion control") */
+#define MROCE_CWND_MAX		MROCE_SACK_BITS	/* the path's whole window */
+#define MROCE_CWND_INIT		16U
+/* The base RTT is the smallest sample of this long a window. */
+#define MROCE_MIN_RTT_WIN_US	10000000U
+
+/* Connections and streams ("HELLO", "PROBE") */
+#define MROCE_HELLO_US		20000	/* HELLO resend interval */
+#define MROCE_STREAM_WINDOW	256	/* messages in flight per stream */
+#define MROCE_PROBE_MIN_US	10000	/* shortest interval of a stream's probes */
+
+/* The transport's work */
+#define MROCE_MAX_CONNS		4096	/* per device */
+#define MROCE_TX_BUDGET		64	/* packets per pass of the send work */
+#define MROCE_UD_TX_BUDGET	64	/* datagrams per pass of a UD QP's work */
+
+/* The device, as ib_device_attr and ib_port_attr report it */
+#define MROCE_PORT		1
+#define MROCE_GID_TBL_LEN	128
+#define MROCE_VENDOR_ID		0xffffff	/* no IEEE OUI: software device */
+#define MROCE_MAX_PD		0x10000
+#define MROCE_MAX_QP		4096
+#define MROCE_MAX_QP_WR		4096
+#define MROCE_MAX_SGE		8
+#define MROCE_MAX_INLINE	256
+#define MROCE_MAX_CQ		4096
+#define MROCE_MAX_CQE		(64 * 1024 - 1)
+#define MROCE_MAX_MR		(256 * 1024)
+#define MROCE_MAX_MR_SIZE	BIT_ULL(40)
+#define MROCE_MAX_RD_ATOMIC	128
+#define MROCE_MAX_AH		(64 * 1024)
+#define MROCE_MAX_SRQ		4096
+#define MROCE_MAX_SRQ_WR	4096
+#define MROCE_MAX_FR_PAGES	(512 * 1024)
+#define MROCE_MAX_MW		(64 * 1024)
+
+#endif /* MROCE_PARAMS_H */
