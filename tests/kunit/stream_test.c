@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * KUnit tests for the responder side of a stream (stream.c): packets of
- * several messages arrive out of order and are placed at once, but
- * receives complete strictly in message order; a message without a
- * posted receive is RNR NAKed alone; a WRITE with a bad rkey is NAKed and
- * writes nothing.
+ * KUnit tests for a stream's two sides.
+ *
+ * The responder (responder.c): packets of several messages arrive out of
+ * order and are placed at once, but receives complete strictly in message
+ * order; a message without a posted receive is RNR NAKed alone; a WRITE
+ * with a bad rkey is NAKed and writes nothing.
+ *
+ * The requester (requester.c): a WRITE is cut into packets that carry its
+ * bytes and completes once the peer reports it placed; a READ's response
+ * is placed out of order and completes it, and a SEND done after it waits
+ * for it; RNR NAKs resend after the peer's timer until the retry count is
+ * spent; a NAK fails its request and flushes the rest.
  *
  * The test builds a device, PD, CQ and QP by hand (no registration, no
- * network) and hands packets straight to mroce_stream_rx().
+ * network), posts to the rings as the provider does, and calls the
+ * stream's entry points as the connection's send and receive paths do.
  */
 #include <kunit/test.h>
 
@@ -288,11 +296,237 @@ static void bad_rkey_writes_nothing_test(struct kunit *test)
 	fixture_exit(&f);
 }
 
+/* ---- requester ---- */
+
+#define REMOTE_VA	0x10000ULL
+#define REMOTE_RKEY	0x5501
+
+/* Post a signaled @opcode of @len bytes at buf[@b] (remote: REMOTE_VA). */
+static void post_send(struct fixture *f, u32 opcode, unsigned int b, u32 len,
+		      u64 wr_id)
+{
+	struct mroce_ring *sq = f->qp->sq;
+	u32 prod = sq->hdr->producer;
+	struct mroce_send_wqe *wqe = mroce_ring_entry(sq, prod);
+	struct mroce_sge *sge = (void *)(wqe + 1);
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = wr_id;
+	wqe->opcode = opcode;
+	wqe->send_flags = MROCE_SEND_F_SIGNALED;
+	wqe->num_sge = 1;
+	wqe->wr.rdma.remote_addr = REMOTE_VA;
+	wqe->wr.rdma.rkey = REMOTE_RKEY;
+	sge->addr = (uintptr_t)f->buf[b];
+	sge->length = len;
+	sge->lkey = f->mr->lkey;
+	mroce_ring_publish(sq, prod + 1);
+}
+
+/* The requester's next packet at @now, as the send work cuts it. */
+static struct mroce_seg *cut(struct fixture *f, u64 now)
+{
+	struct mroce_seg *seg;
+
+	mroce_stream_next_seg(f->s, now, &seg);
+	return seg;
+}
+
+/* An ACK's stream record: @msn_done placed, and a NAK of @nak_msn. */
+static void progress(struct fixture *f, u32 msn_done, u8 nak, u32 nak_msn,
+		     u8 nak_gen, u64 now)
+{
+	struct mroce_ack_stream rec = {
+		.qpn = 17, .msn_done = msn_done, .nak = nak,
+		.nak_msn = nak_msn, .nak_gen = nak_gen, .rnr_timer = 1,
+	};
+
+	mroce_stream_progress(f->s, &rec, now);
+}
+
+static void write_cut_and_completed_test(struct kunit *test)
+{
+	static const u32 len[] = { 1024, 1024, 452 };
+	struct mroce_seg *seg[3];
+	struct fixture f;
+	u8 payload[1024];
+	unsigned int i;
+
+	fixture_init(test, &f);
+	f.s->mtu = 1024;
+	for (i = 0; i < 2500; i++)
+		f.buf[0][i] = (u8)(7 * i + 3);
+	post_send(&f, IB_WR_RDMA_WRITE, 0, 2500, 77);
+
+	for (i = 0; i < 3; i++) {
+		seg[i] = cut(&f, 1000);
+		KUNIT_ASSERT_NOT_NULL(test, seg[i]);
+		KUNIT_EXPECT_EQ(test, seg[i]->hdr.opcode, MROCE_OP_WRITE);
+		KUNIT_EXPECT_EQ(test, seg[i]->hdr.dst_qpn, 42);
+		KUNIT_EXPECT_EQ(test, seg[i]->hdr.src_qpn, 17);
+		KUNIT_EXPECT_EQ(test, seg[i]->hdr.msn, 0);
+		KUNIT_EXPECT_EQ(test, seg[i]->hdr.msg_len, 2500);
+		KUNIT_EXPECT_EQ(test, seg[i]->hdr.offset, i * 1024);
+		KUNIT_EXPECT_EQ(test, seg[i]->hdr.payload_len, len[i]);
+		KUNIT_EXPECT_EQ(test, seg[i]->hdr.va, REMOTE_VA);
+		KUNIT_EXPECT_EQ(test, seg[i]->hdr.rkey, REMOTE_RKEY);
+		/* Only the message's last packet asks for an ACK. */
+		KUNIT_EXPECT_EQ(test, !!(seg[i]->hdr.flags & MROCE_F_ACK_REQ), i == 2);
+		mroce_stream_fill(seg[i], payload);
+		KUNIT_EXPECT_EQ(test, memcmp(payload, f.buf[0] + i * 1024, len[i]), 0);
+	}
+	KUNIT_EXPECT_NULL(test, cut(&f, 1000));
+	/* Sent is not done: the peer has not said it placed the bytes. */
+	KUNIT_EXPECT_EQ(test, cqes(&f), 0);
+
+	progress(&f, 1, MROCE_NAK_NONE, 0, 0, 1100);
+	KUNIT_ASSERT_EQ(test, cqes(&f), 1);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 0)->wr_id, 77);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 0)->status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 0)->opcode, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 0)->byte_len, 2500);
+	KUNIT_EXPECT_EQ(test, f.qp->sq->hdr->consumer, 1);
+
+	/* Sent again after its message completed, a packet carries zeros. */
+	memset(payload, 0xff, sizeof(payload));
+	mroce_stream_fill(seg[1], payload);
+	KUNIT_EXPECT_NULL(test, memchr_inv(payload, 0, sizeof(payload)));
+	for (i = 0; i < 3; i++)
+		mroce_stream_seg_acked(seg[i], NULL);
+	fixture_exit(&f);
+}
+
+static void read_response_completes_in_order_test(struct kunit *test)
+{
+	struct mroce_seg *rd, *snd;
+	struct fixture f;
+	u8 payload[1024];
+	u32 i;
+
+	fixture_init(test, &f);
+	f.s->mtu = 1024;
+	post_send(&f, IB_WR_RDMA_READ, 1, 1500, 80);
+	post_send(&f, IB_WR_SEND, 2, 100, 81);
+
+	rd = cut(&f, 1000);
+	snd = cut(&f, 1000);
+	KUNIT_ASSERT_NOT_NULL(test, rd);
+	KUNIT_ASSERT_NOT_NULL(test, snd);
+	KUNIT_EXPECT_EQ(test, rd->hdr.opcode, MROCE_OP_READ_REQ);
+	KUNIT_EXPECT_EQ(test, rd->hdr.payload_len, 0);
+	KUNIT_EXPECT_EQ(test, rd->hdr.msg_len, 1500);
+	KUNIT_EXPECT_TRUE(test, rd->hdr.flags & MROCE_F_ACK_REQ);
+	KUNIT_EXPECT_EQ(test, snd->hdr.opcode, MROCE_OP_SEND);
+	KUNIT_EXPECT_EQ(test, snd->hdr.msn, 1);
+
+	/* The SEND is placed, but the READ before it has no answer yet. */
+	progress(&f, 2, MROCE_NAK_NONE, 0, 0, 1100);
+	KUNIT_EXPECT_EQ(test, cqes(&f), 0);
+
+	/* The response's packets, last first. */
+	for (i = 0; i < 2; i++) {
+		u32 off = i ? 0 : 1024, n = i ? 1024 : 476, k;
+		struct mroce_pkt pkt = {
+			.type = MROCE_PKT_DATA, .dst_qpn = 17, .src_qpn = 42,
+			.opcode = MROCE_OP_READ_RESP, .msn = 0, .msg_len = 1500,
+			.offset = off, .payload_len = n,
+		};
+
+		for (k = 0; k < n; k++)
+			payload[k] = (u8)(off + k + 5);
+		mroce_stream_rx(f.s, &pkt, payload);
+		KUNIT_EXPECT_EQ(test, cqes(&f), i ? 2 : 0);
+	}
+	KUNIT_ASSERT_EQ(test, cqes(&f), 2);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 0)->wr_id, 80);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 0)->opcode, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 0)->byte_len, 1500);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 0)->status, IB_WC_SUCCESS);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 1)->wr_id, 81);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 1)->opcode, IB_WC_SEND);
+	for (i = 0; i < 1500; i++)
+		if (f.buf[1][i] != (u8)(i + 5)) {
+			KUNIT_FAIL(test, "READ byte %u wrong", i);
+			break;
+		}
+	mroce_stream_seg_acked(rd, NULL);
+	mroce_stream_seg_acked(snd, NULL);
+	fixture_exit(&f);
+}
+
+static void rnr_retry_then_exceeded_test(struct kunit *test)
+{
+	struct mroce_seg *seg, *again;
+	struct fixture f;
+
+	fixture_init(test, &f);
+	f.s->mtu = 1024;
+	f.qp->attr.rnr_retry = 1;
+	post_send(&f, IB_WR_SEND, 0, 100, 90);
+	seg = cut(&f, 1000);
+	KUNIT_ASSERT_NOT_NULL(test, seg);
+	KUNIT_EXPECT_EQ(test, seg->hdr.gen, 0);
+
+	/* RNR timer code 1 is 10 us: the message waits that long. */
+	progress(&f, 0, MROCE_NAK_RNR, 0, 0, 2000);
+	KUNIT_EXPECT_EQ(test, mroce_stream_deadline(f.s), 2010);
+	KUNIT_EXPECT_NULL(test, cut(&f, 2005));
+	again = cut(&f, 2010);
+	KUNIT_ASSERT_NOT_NULL(test, again);
+	KUNIT_EXPECT_EQ(test, again->hdr.gen, 1);
+	KUNIT_EXPECT_EQ(test, again->hdr.offset, 0);
+	KUNIT_EXPECT_EQ(test, cqes(&f), 0);
+
+	/* A NAK of the old generation is stale; of the new one, final. */
+	progress(&f, 0, MROCE_NAK_RNR, 0, 0, 2020);
+	KUNIT_EXPECT_EQ(test, cqes(&f), 0);
+	progress(&f, 0, MROCE_NAK_RNR, 0, 1, 2030);
+	KUNIT_ASSERT_EQ(test, cqes(&f), 1);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 0)->wr_id, 90);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 0)->status, IB_WC_RNR_RETRY_EXC_ERR);
+	KUNIT_EXPECT_EQ(test, f.qp->state, IB_QPS_ERR);
+	mroce_stream_seg_acked(seg, NULL);
+	mroce_stream_seg_acked(again, NULL);
+	fixture_exit(&f);
+}
+
+static void nak_fails_and_flushes_test(struct kunit *test)
+{
+	struct mroce_seg *a, *b;
+	struct fixture f;
+
+	fixture_init(test, &f);
+	f.s->mtu = 1024;
+	post_send(&f, IB_WR_RDMA_WRITE, 0, 100, 95);
+	post_send(&f, IB_WR_RDMA_WRITE, 1, 100, 96);
+	a = cut(&f, 1000);
+	b = cut(&f, 1000);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+
+	progress(&f, 0, MROCE_NAK_REMOTE_ACCESS, 0, 0, 1100);
+	KUNIT_ASSERT_EQ(test, cqes(&f), 2);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 0)->wr_id, 95);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 0)->status, IB_WC_REM_ACCESS_ERR);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 1)->wr_id, 96);
+	KUNIT_EXPECT_EQ(test, cqe(&f, 1)->status, IB_WC_WR_FLUSH_ERR);
+	KUNIT_EXPECT_EQ(test, f.qp->state, IB_QPS_ERR);
+	/* In error, the stream cuts nothing more. */
+	KUNIT_EXPECT_NULL(test, cut(&f, 1200));
+	mroce_stream_seg_acked(a, NULL);
+	mroce_stream_seg_acked(b, NULL);
+	fixture_exit(&f);
+}
+
 static struct kunit_case mroce_stream_cases[] = {
 	KUNIT_CASE(in_order_completion_test),
 	KUNIT_CASE(rnr_one_message_test),
 	KUNIT_CASE(send_longer_than_receive_test),
 	KUNIT_CASE(bad_rkey_writes_nothing_test),
+	KUNIT_CASE(write_cut_and_completed_test),
+	KUNIT_CASE(read_response_completes_in_order_test),
+	KUNIT_CASE(rnr_retry_then_exceeded_test),
+	KUNIT_CASE(nak_fails_and_flushes_test),
 	{}
 };
 

@@ -322,7 +322,7 @@ int mroce_xmit_one(struct mroce_dev *mdev, struct sk_buff *skb,
 /* receive.c */
 int mroce_udp_recv(struct sock *sk, struct sk_buff *skb);
 
-/* stream.c */
+/* stream.c, requester.c, responder.c */
 struct mroce_stream *mroce_stream_create(struct mroce_qp *qp);
 int mroce_stream_attach(struct mroce_stream *s, struct mroce_conn *conn);
 void mroce_stream_detach(struct mroce_stream *s);
