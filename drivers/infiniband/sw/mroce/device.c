@@ -16,6 +16,7 @@
 #include <rdma/mroce-abi.h>
 
 #include "addr.h"
+#include "engine.h"
 #include "verbs.h"
 
 /* Protects mroce_devs and each device's port state, net and flags. */
@@ -278,6 +279,24 @@ static struct mroce_dev *mroce_dev_alloc(struct net_device *ndev)
 	return mdev;
 }
 
+/*
+ * On a NIC that could run the transport itself, say that it does not: the
+ * software engine carries the device's queue pairs (engine.h).
+ */
+static void mroce_dev_note_engine(struct mroce_dev *mdev,
+				  struct net_device *ndev)
+{
+	struct device *parent = ndev->dev.parent;
+	const char *vendor = NULL;
+
+	if (parent && parent->driver)
+		vendor = mroce_engine_hw_vendor(parent->driver->name);
+	if (vendor)
+		ibdev_info(&mdev->ibdev,
+			   "%s: %s NIC; queue pairs run on mroce's %s engine\n",
+			   netdev_name(ndev), vendor, mdev->engine->name);
+}
+
 /**
  * mroce_dev_add() - create and register a device over a netdev
  * @name: RDMA device name chosen by the user
@@ -369,6 +388,7 @@ int mroce_dev_add(const char *name, struct net_device *ndev)
 	else
 		mroce_port_update(mdev);
 	mutex_unlock(&mroce_dev_lock);
+	mroce_dev_note_engine(mdev, ndev);
 	put_device(&mdev->ibdev.dev);
 	return 0;
 

@@ -21,6 +21,8 @@
 #include "params.h"
 #include "stats.h"
 
+struct mroce_engine_ops;
+
 extern unsigned short mroce_udp_port;
 extern struct workqueue_struct *mroce_wq;
 
@@ -61,6 +63,7 @@ extern struct workqueue_struct *mroce_wq;
  * @reap_work: frees connections idle for longer than the linger
  * @counters: enum mroce_counter
  * @path_counters: enum mroce_path_counter per path id
+ * @engine: the transport engine the queue pairs run on (engine.h)
  */
 struct mroce_dev {
 	struct ib_device ibdev;
@@ -92,6 +95,7 @@ struct mroce_dev {
 	struct delayed_work reap_work;
 	atomic64_t counters[MROCE_NUM_COUNTERS];
 	atomic64_t path_counters[MROCE_MAX_PATHS][MROCE_NUM_PATH_COUNTERS];
+	const struct mroce_engine_ops *engine;
 };
 
 static inline struct mroce_dev *to_mdev(struct ib_device *ibdev)

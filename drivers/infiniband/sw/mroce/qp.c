@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Queue pairs: creation, the IB state machine, and posting from kernel
- * consumers.  A QP's transport state is its stream (stream.c), created
- * when the QP reaches RTR and attached to the connection to its peer.
+ * consumers.  What moves a QP's packets is the device's transport engine
+ * (engine.h), which this file calls at each change of state and at each
+ * doorbell.
  */
 #include <linux/log2.h>
 #include <rdma/ib_cache.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "addr.h"
+#include "engine.h"
 #include "transport.h"
 
 static u32 sq_stride(u32 sge, u32 inline_len)
@@ -126,17 +128,16 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 	}
 	cap->max_inline_data = qp->max_inline;
 
-	if (mroce_qp_is_ud(qp)) {
-		err = mroce_ud_init(qp);
-		if (err)
-			goto err_rings;
-	} else if (!udata) {
+	if (!mroce_qp_is_ud(qp) && !udata) {
 		qp->sq_reg = kvcalloc(qp->sq->entries, sizeof(*qp->sq_reg), GFP_KERNEL);
 		if (!qp->sq_reg) {
 			err = -ENOMEM;
 			goto err_rings;
 		}
 	}
+	err = mdev->engine->qp_create(qp);
+	if (err)
+		goto err_rings;
 
 	if (init->qp_type == IB_QPT_GSI) {
 		qpn = 1;
@@ -147,7 +148,7 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 					 &mdev->qp_next, GFP_KERNEL);
 	}
 	if (err < 0)
-		goto err_ud;
+		goto err_engine;
 	ibqp->qp_num = qpn;
 
 	if (udata) {
@@ -159,9 +160,8 @@ int mroce_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 
 err_qpn:
 	xa_erase_bh(&mdev->qps, qpn);
-err_ud:
-	if (mroce_qp_is_ud(qp))
-		mroce_ud_cleanup(qp);
+err_engine:
+	mdev->engine->qp_destroy(qp);
 err_rings:
 	kvfree(qp->sq_reg);
 	mroce_ring_put(qp->sq);
@@ -380,48 +380,10 @@ static void mroce_qp_copy_attr(struct mroce_qp *qp, struct ib_qp_attr *attr,
 		a->qkey = attr->qkey;
 }
 
-/*
- * mroce_qp_stream_get() - the QP's stream, referenced, or NULL
- *
- * uverbs runs post_send and post_recv (the doorbells) beside modify_qp on
- * the same QP, so a doorbell must not use qp->stream unreferenced: a
- * concurrent move to RESET detaches and releases it.  The caller puts it.
- */
-static struct mroce_stream *mroce_qp_stream_get(struct mroce_qp *qp)
-{
-	struct mroce_stream *s;
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->stream_lock, flags);
-	s = qp->stream;
-	if (s)
-		mroce_stream_get(s);
-	spin_unlock_irqrestore(&qp->stream_lock, flags);
-	return s;
-}
-
-static void mroce_qp_stream_set(struct mroce_qp *qp, struct mroce_stream *s)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&qp->stream_lock, flags);
-	qp->stream = s;
-	spin_unlock_irqrestore(&qp->stream_lock, flags);
-}
-
 /* Back to a fresh QP: rings empty, no transport state. */
 static void mroce_qp_reset(struct mroce_qp *qp)
 {
-	struct mroce_stream *s = qp->stream;
-
-	if (mroce_qp_is_ud(qp))
-		mroce_ud_set_state(qp, IB_QPS_RESET);
-	if (s) {
-		/* No doorbell takes it from here on; those that did hold it. */
-		mroce_qp_stream_set(qp, NULL);
-		mroce_stream_detach(s);
-		mroce_stream_put(s);
-	}
+	to_mdev(qp->ibqp.device)->engine->qp_reset(qp);
 	memset(qp->sq->hdr, 0, MROCE_RING_HDR_SIZE);
 	if (qp->rq)
 		memset(qp->rq->hdr, 0, MROCE_RING_HDR_SIZE);
@@ -429,58 +391,10 @@ static void mroce_qp_reset(struct mroce_qp *qp)
 	qp->sq->hdr->flags = MROCE_RING_F_DOORBELL;
 }
 
-static int mroce_qp_to_rtr(struct mroce_qp *qp)
-{
-	struct mroce_dev *mdev = to_mdev(qp->ibqp.device);
-	struct mroce_stream *s;
-	struct mroce_conn *conn;
-	int err;
-
-	s = mroce_stream_create(qp);
-	if (!s)
-		return -ENOMEM;
-	conn = mroce_conn_get(mdev, &qp->laddr, &qp->raddr, true);
-	if (IS_ERR(conn)) {
-		mroce_stream_put(s);
-		return PTR_ERR(conn);
-	}
-	err = mroce_stream_attach(s, conn);
-	mroce_conn_put(conn);
-	if (err) {
-		mroce_stream_put(s);
-		return err;
-	}
-	mroce_qp_stream_set(qp, s);
-	return 0;
-}
-
-/* Change qp->state, under the connection lock when the transport reads it. */
-static void mroce_qp_set_state(struct mroce_qp *qp, enum ib_qp_state state)
-{
-	struct mroce_conn *conn;
-
-	if (mroce_qp_is_ud(qp)) {
-		mroce_ud_set_state(qp, state);
-		return;
-	}
-	if (!qp->stream) {
-		WRITE_ONCE(qp->state, state);
-		return;
-	}
-	conn = qp->stream->conn;
-	spin_lock_bh(&conn->lock);
-	WRITE_ONCE(qp->state, state);
-	if (state == IB_QPS_ERR)
-		mroce_stream_fail(qp->stream, IB_WC_WR_FLUSH_ERR);
-	spin_unlock_bh(&conn->lock);
-	/* Requests posted before RTS may go now. */
-	if (state == IB_QPS_RTS)
-		mroce_stream_sq_kick(qp->stream);
-}
-
 int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		    struct ib_udata *udata)
 {
+	const struct mroce_engine_ops *engine = to_mdev(ibqp->device)->engine;
 	struct mroce_qp *qp = to_mqp(ibqp);
 	enum ib_qp_state cur, next;
 	int err;
@@ -506,12 +420,12 @@ int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 
 	if (next == IB_QPS_RESET) {
 		mroce_qp_reset(qp);
-	} else if (next == IB_QPS_RTR && cur == IB_QPS_INIT && !mroce_qp_is_ud(qp)) {
-		err = mroce_qp_to_rtr(qp);
+	} else if (next == IB_QPS_RTR && cur == IB_QPS_INIT) {
+		err = engine->qp_connect(qp);
 		if (err)
 			goto out;
 	}
-	mroce_qp_set_state(qp, next);
+	engine->qp_set_state(qp, next);
 	err = 0;
 out:
 	mutex_unlock(&qp->mutex);
@@ -561,8 +475,7 @@ int mroce_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	mutex_lock(&qp->mutex);
 	mroce_qp_reset(qp);
 	mutex_unlock(&qp->mutex);
-	if (mroce_qp_is_ud(qp))
-		mroce_ud_cleanup(qp);
+	mdev->engine->qp_destroy(qp);
 	rdma_destroy_ah_attr(&qp->attr.ah_attr);
 	kvfree(qp->sq_reg);
 	mroce_ring_put(qp->sq);
@@ -663,7 +576,6 @@ int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 {
 	struct mroce_qp *qp = to_mqp(ibqp);
 	struct mroce_ring_hdr *hdr = qp->sq->hdr;
-	struct mroce_stream *stream;
 	unsigned long flags;
 	int err = 0;
 	u32 prod;
@@ -689,20 +601,7 @@ int mroce_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	if (err)
 		*bad_wr = wr;
 kick:
-	if (mroce_qp_is_ud(qp)) {
-		mroce_ud_sq_kick(qp);
-		return err;
-	}
-	stream = mroce_qp_stream_get(qp);
-	if (stream) {
-		mroce_stream_sq_kick(stream);
-		mroce_stream_put(stream);
-	} else if (READ_ONCE(qp->state) == IB_QPS_ERR) {
-		/* Failed before it had a stream: flush here (ib_drain_sq()). */
-		spin_lock_irqsave(&qp->sq_lock, flags);
-		mroce_qp_flush_sq(qp, READ_ONCE(qp->sq->hdr->consumer));
-		spin_unlock_irqrestore(&qp->sq_lock, flags);
-	}
+	to_mdev(ibqp->device)->engine->sq_kick(qp);
 	return err;
 }
 
@@ -776,31 +675,6 @@ int mroce_ring_post_recv(struct mroce_ring *ring, u32 max_sge,
 	return err;
 }
 
-/*
- * Receives posted to a QP in the error state complete at once, flushed,
- * so a consumer draining it (ib_drain_rq()) sees its marker complete.
- * Whoever consumes the ring flushes: the stream, the datagram side, or
- * for a QP that failed before it had either, this.
- */
-static void mroce_qp_rq_kick(struct mroce_qp *qp)
-{
-	struct mroce_stream *stream = mroce_qp_stream_get(qp);
-	unsigned long flags;
-
-	if (stream) {
-		mroce_stream_rq_kick(stream);
-		mroce_stream_put(stream);
-	} else if (mroce_qp_is_ud(qp)) {
-		spin_lock_irqsave(&qp->ud_lock, flags);
-		qp->rq_done = mroce_qp_flush_rq(qp, qp->rq_done);
-		spin_unlock_irqrestore(&qp->ud_lock, flags);
-	} else {
-		spin_lock_irqsave(&qp->rq_lock, flags);
-		mroce_qp_flush_rq(qp, READ_ONCE(qp->rq->hdr->consumer));
-		spin_unlock_irqrestore(&qp->rq_lock, flags);
-	}
-}
-
 int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		    const struct ib_recv_wr **bad_wr)
 {
@@ -816,7 +690,6 @@ int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	spin_lock_irqsave(&qp->rq_lock, flags);
 	err = mroce_ring_post_recv(qp->rq, qp->max_recv_sge, wr, bad_wr);
 	spin_unlock_irqrestore(&qp->rq_lock, flags);
-	if (READ_ONCE(qp->state) == IB_QPS_ERR)
-		mroce_qp_rq_kick(qp);
+	to_mdev(ibqp->device)->engine->rq_kick(qp);
 	return err;
 }

@@ -8,6 +8,7 @@
 #include <rdma/mroce-abi.h>
 #include <rdma/uverbs_ioctl.h>
 
+#include "engine.h"
 #include "transport.h"
 
 void mroce_verbs_init(struct mroce_dev *mdev)
@@ -23,6 +24,7 @@ void mroce_verbs_init(struct mroce_dev *mdev)
 	spin_lock_init(&mdev->atomic_lock);
 	mroce_mr_init(mdev);
 	mroce_conn_init(mdev);
+	mdev->engine = &mroce_sw_engine;
 }
 
 void mroce_verbs_cleanup(struct mroce_dev *mdev)
