@@ -384,8 +384,13 @@ static void dead_route_evidence_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, 1);
 	KUNIT_EXPECT_EQ(test, tp->cc.ssthresh, max(tp->cc.undo_cwnd / 2, 2U));
 
-	/* The path's own route delivered psn 1: psn 0 alone was lost. */
+	/*
+	 * The path's own route delivered psn 1: psn 0 alone was lost.  (An
+	 * RTT that varies this much keeps it from being overdue, PATH-RACK,
+	 * before its RTO.)
+	 */
 	tp = new_txpath(test);
+	mroce_rtt_sample(tp, 1000);
 	mroce_txpath_send(tp, 10, NULL);
 	mroce_txpath_send(tp, 20, NULL);
 	mroce_txpath_send(tp, 25, NULL);
@@ -979,6 +984,119 @@ static void rx_ack_rule_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->cum, 105);
 }
 
+/*
+ * PATH-RACK: a hole too close to the highest acknowledged sequence for
+ * the 3-packet rule is lost once it is overdue: the smoothed RTT and
+ * the larger of a quarter of it and the RTT variance after it was sent.
+ * Its resend is judged only by packets sent after it.
+ */
+static void rack_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+	struct mroce_ack_result res;
+	unsigned int counts[6] = {};
+	u8 sack[32] = {};
+	u32 lost[8], wait, cwnd;
+	bool probe;
+	uintptr_t i;
+
+	mroce_rtt_sample(tp, 100);	/* srtt 100, rttvar 50 */
+	for (i = 0; i < 5; i++)
+		mroce_txpath_send(tp, 1000 + i, (void *)i);
+	/* psn 3 missing, psn 4 received: bit 0 after cum 3. */
+	sack[0] = 0x01;
+	KUNIT_ASSERT_EQ(test, mroce_txpath_ack(tp, 1100, 3, sack, 0, count_acked,
+					       counts, lost, 8, &res), 0);
+	KUNIT_EXPECT_EQ(test, res.acked, 4);
+	KUNIT_EXPECT_EQ(test, res.lost, 0);
+	/* The ACK's sample moved the estimate: 96 us for psn 4. */
+	wait = tp->srtt_us + max(tp->srtt_us / 4, tp->rttvar_us);
+	KUNIT_EXPECT_EQ(test, wait, 99 + 38);
+	/* Sooner than the tail probe (1004 + 2 x 99) and the RTO. */
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 1003 + wait);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 1002 + wait, lost, 8, &probe), 0);
+	cwnd = tp->cc.cwnd;
+	KUNIT_ASSERT_EQ(test, mroce_txpath_recover(tp, 1003 + wait, lost, 8, &probe), 1);
+	KUNIT_EXPECT_FALSE(test, probe);
+	KUNIT_EXPECT_EQ(test, lost[0], 3);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_slot(tp, 3)->state, MROCE_SLOT_LOST);
+	KUNIT_EXPECT_EQ(test, tp->lost, 1);
+	/* Neither backs the timer off nor touches the window. */
+	KUNIT_EXPECT_EQ(test, tp->backoff, 0);
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, cwnd);
+
+	/* Resent: only the tail probe and the RTO are left to watch it. */
+	mroce_txpath_resent(tp, 3, 1160, false);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 1160 + 2 * 99);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 1159 + 2 * 99, lost, 8, &probe), 0);
+	/* An ACK-time check finds the same: an overdue hole is lost at once. */
+	memset(sack, 0, sizeof(sack));
+	mroce_txpath_ack(tp, 1200, 5, sack, 0, count_acked, counts, lost, 8, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, 1);
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_EQ(test, counts[i], 1);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 0);
+
+	for (i = 0; i < 5; i++)
+		mroce_txpath_send(tp, 2000 + i, (void *)i);
+	/* psn 5 missing, 6 received; the ACK comes 200 us after psn 5 went. */
+	sack[0] = 0x01;
+	mroce_txpath_ack(tp, 2200, 5, sack, 0, count_acked, counts, lost, 8, &res);
+	KUNIT_ASSERT_EQ(test, res.lost, 1);
+	KUNIT_EXPECT_EQ(test, lost[0], 5);
+}
+
+/*
+ * PATH-TLP: a flight whose last transmission has drawn no ACK for two
+ * smoothed RTTs sends its newest packet again, once until an ACK
+ * acknowledges something, without backing off or cutting the window.
+ */
+static void tail_probe_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+	struct mroce_ack_result res;
+	unsigned int counts[4] = {};
+	u8 sack[32] = {};
+	u32 psns[4], cwnd;
+	bool probe;
+
+	/* No RTT measured: nothing but the RTO. */
+	mroce_txpath_send(tp, 1, (void *)0);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 50000, psns, 4, &probe), 0);
+	KUNIT_EXPECT_FALSE(test, probe);
+	mroce_txpath_ack(tp, 101, 1, sack, 0, count_acked, counts, psns, 4, &res);
+	KUNIT_ASSERT_EQ(test, res.rtt_us, 100);	/* srtt 100, RTO 300 */
+
+	mroce_txpath_send(tp, 1000, (void *)1);
+	mroce_txpath_send(tp, 1010, (void *)2);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 1010 + 200);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 1209, psns, 4, &probe), 0);
+	cwnd = tp->cc.cwnd;
+	KUNIT_ASSERT_EQ(test, mroce_txpath_recover(tp, 1210, psns, 4, &probe), 1);
+	KUNIT_EXPECT_TRUE(test, probe);
+	KUNIT_EXPECT_EQ(test, psns[0], 2);	/* the newest */
+	KUNIT_EXPECT_EQ(test, mroce_txpath_slot(tp, 2)->state, MROCE_SLOT_LOST);
+	KUNIT_EXPECT_EQ(test, tp->lost, 0);	/* not known lost */
+	KUNIT_EXPECT_EQ(test, tp->backoff, 0);
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, cwnd);
+	mroce_txpath_resent(tp, 2, 1210, false);
+
+	/* One probe: then only the RTO of the oldest, psn 1. */
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 1000 + 300);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 1299, psns, 4, &probe), 0);
+	KUNIT_EXPECT_FALSE(test, probe);
+
+	/* An ACK that acknowledges something re-arms it for the next flight. */
+	mroce_txpath_ack(tp, 1250, 3, sack, 0, count_acked, counts, psns, 4, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, 2);
+	KUNIT_EXPECT_EQ(test, counts[1], 1);
+	KUNIT_EXPECT_EQ(test, counts[2], 1);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 0);
+	mroce_txpath_send(tp, 1400, (void *)3);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp),
+			1400 + 2 * (u64)tp->srtt_us);
+}
+
 static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(rx_ack_rule_test),
 	KUNIT_CASE(rx_in_order_test),
@@ -991,6 +1109,8 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(tx_room_test),
 	KUNIT_CASE(rtt_estimator_test),
 	KUNIT_CASE(tx_timeout_test),
+	KUNIT_CASE(rack_test),
+	KUNIT_CASE(tail_probe_test),
 	KUNIT_CASE(detour_test),
 	KUNIT_CASE(silent_peer_test),
 	KUNIT_CASE(dead_route_evidence_test),

@@ -280,9 +280,13 @@ static void tx_timeouts(struct sim_conn *c, u64 now)
 {
 	u64 delivered = mroce_paths_delivered(&c->paths);
 	struct mroce_expiry ex;
-	unsigned int i;
+	unsigned int i, n;
+	bool probe;
 
-	for (i = 0; i < c->paths.n; i++)
+	for (i = 0; i < c->paths.n; i++) {
+		n = mroce_paths_recover(&c->paths, i, now, &probe);
+		c->ep->st.lost += n - probe;
+		c->ep->st.tail_probes += probe;
 		while (mroce_paths_expire(&c->paths, i, now, delivered, &ex)) {
 			c->ep->st.timeouts++;
 			if (ex.dead) {
@@ -290,6 +294,7 @@ static void tx_timeouts(struct sim_conn *c, u64 now)
 				c->ep->st.rerolls++;
 			}
 		}
+	}
 }
 
 /* tx_route_probes() */

@@ -75,7 +75,7 @@ struct sim_ep_config {
  * @tx_data: DATA packets sent, first transmissions and resends
  * @retransmits: resends of DATA packets
  * @timeouts: retransmission timer expiries
- * @lost: packets found lost by SACK
+ * @lost: packets found lost by SACK or by their delay (PATH-RACK)
  * @rerolls: paths that took a new port after a dead route
  * @returns: paths that went back to their old port
  * @ecn_cuts: window decreases
@@ -89,6 +89,7 @@ struct sim_ep_config {
  * @msgs_completed: messages acknowledged in full
  * @conns: connections (mroce) or queue pairs (RoCEv2) set up, to a peer
  *	that sent or was sent something
+ * @tail_probes: packets sent again to draw an ACK (PATH-TLP)
  */
 struct sim_ep_stats {
 	uint64_t tx_data;
@@ -107,6 +108,7 @@ struct sim_ep_stats {
 	uint64_t msgs_delivered;
 	uint64_t msgs_completed;
 	uint64_t conns;
+	uint64_t tail_probes;
 };
 
 /* Add @s's counters to @sum's: every field is a uint64_t counter. */

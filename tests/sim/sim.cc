@@ -500,7 +500,7 @@ int main(int argc, char **argv)
 	printf("transport=%s workload=%s hosts=%u planes=%u gbps=%g loss=%g "
 	       "init_rto_us=%u fail=%s done=%d exact=%d time_us=%.1f ideal_us=%.1f frac=%.4f "
 	       "base_rtt_us=%.2f goodput_gbps=%.2f conns=%llu tx_data=%llu retransmits=%llu "
-	       "timeouts=%llu sack_lost=%llu rerolls=%llu returns=%llu "
+	       "timeouts=%llu sack_lost=%llu tail_probes=%llu rerolls=%llu returns=%llu "
 	       "ecn_cuts=%llu marks=%llu switch_drops=%llu host_drops=%llu "
 	       "link_drops=%llu peak_queue=%llu events=%llu wall_s=%.2f "
 	       "events_per_s=%.0f\n",
@@ -512,6 +512,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)sum.tx_data,
 	       (unsigned long long)sum.retransmits,
 	       (unsigned long long)sum.timeouts, (unsigned long long)sum.lost,
+	       (unsigned long long)sum.tail_probes,
 	       (unsigned long long)sum.rerolls, (unsigned long long)sum.returns,
 	       (unsigned long long)sum.ecn_cuts,
 	       (unsigned long long)fabric.Marks(),

@@ -56,6 +56,33 @@ int mroce_paths_ack(struct mroce_paths *ps, unsigned int i, u64 now_us,
 }
 
 /**
+ * mroce_paths_recover() - the losses path @i's clock finds before its RTO
+ * @ps: the paths
+ * @i: the path
+ * @now_us: current time
+ * @probe: set if the last packet found is a tail probe
+ *
+ * The packets (mroce_txpath_recover()) join the path's resend list, as
+ * an ACK's losses do.  Called on each pass, before mroce_paths_expire().
+ *
+ * Return: their number; they are the last entries of the list.
+ */
+unsigned int mroce_paths_recover(struct mroce_paths *ps, unsigned int i,
+				 u64 now_us, bool *probe)
+{
+	struct mroce_path *path = &ps->path[i];
+	unsigned int n;
+
+	*probe = false;
+	if (path->nresend >= MROCE_WINDOW)
+		return 0;
+	n = mroce_txpath_recover(&path->tx, now_us, path->resend + path->nresend,
+				 MROCE_WINDOW - path->nresend, probe);
+	path->nresend += n;
+	return n;
+}
+
+/**
  * mroce_paths_expire() - handle one expiry of path @i's timer, if due
  * @ps: the paths
  * @i: the path

@@ -102,6 +102,8 @@ int mroce_paths_ack(struct mroce_paths *ps, unsigned int i, u64 now_us,
 		    const struct mroce_pkt *pkt,
 		    void (*acked)(void *ctx, void *arg), void *arg,
 		    struct mroce_ack_result *res);
+unsigned int mroce_paths_recover(struct mroce_paths *ps, unsigned int i,
+				 u64 now_us, bool *probe);
 bool mroce_paths_expire(struct mroce_paths *ps, unsigned int i, u64 now_us,
 			u64 delivered_us, struct mroce_expiry *ex);
 u64 mroce_paths_deadline(const struct mroce_paths *ps);

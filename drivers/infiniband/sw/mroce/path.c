@@ -312,6 +312,7 @@ u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx)
 	slot->sends = 1;
 	slot->expiries = 0;
 	slot->detour = false;
+	tp->last_xmit_us = now_us;
 	return psn;
 }
 
@@ -335,6 +336,7 @@ void mroce_txpath_resent(struct mroce_txpath *tp, u32 psn, u64 now_us,
 	slot->detour = detour;
 	if (slot->sends < U8_MAX)
 		slot->sends++;
+	tp->last_xmit_us = now_us;
 }
 
 /**
@@ -360,6 +362,41 @@ void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us)
 	}
 	tp->rto_us = clamp(tp->srtt_us + max(1U, 4 * tp->rttvar_us),
 			   tp->min_rto_us, MROCE_RTO_MAX_US);
+}
+
+/*
+ * How long after its transmission a packet is overdue once a packet sent
+ * after it on the path was acknowledged (id PATH-RACK): the smoothed RTT
+ * and a reordering allowance of a quarter of it, or of the RTT variance
+ * where that is larger (a route whose RTT varies that much reorders as
+ * much).
+ */
+static u32 rack_wait(const struct mroce_txpath *tp)
+{
+	return tp->srtt_us + max(tp->srtt_us / 4, tp->rttvar_us);
+}
+
+/*
+ * Whether @slot is a candidate for the time rule: in flight and sent
+ * before the latest transmission acknowledged.
+ */
+static bool rack_candidate(const struct mroce_txpath *tp,
+			   const struct mroce_txslot *slot)
+{
+	return slot->state == MROCE_SLOT_INFLIGHT &&
+	       mroce_seq_before(slot->order, tp->rack_order);
+}
+
+/*
+ * Whether a scan of the sequences for packets sent before the latest one
+ * acknowledged can stop at @slot: first transmissions go out in sequence
+ * order, so past a packet sent once after it, every packet was sent
+ * after it too.
+ */
+static bool rack_scan_done(const struct mroce_txpath *tp,
+			   const struct mroce_txslot *slot)
+{
+	return slot->sends == 1 && !mroce_seq_before(slot->order, tp->rack_order);
 }
 
 /**
@@ -448,6 +485,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 	}
 
 	if (res->acked) {
+		tp->probed = false;
 		/*
 		 * Delivery over the path's own route ends a timeout episode.
 		 * Detoured packets getting through only say the peer is
@@ -475,16 +513,18 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 
 	/*
 	 * Lost: sent before an acknowledged packet that is at least
-	 * MROCE_REORDER_PKTS sequence numbers further on.  A packet sent
-	 * again is judged only by packets sent after it.
+	 * MROCE_REORDER_PKTS sequence numbers further on, or overdue
+	 * (PATH-RACK).  A packet sent again is judged only by packets sent
+	 * after it.
 	 */
 	for (psn = tp->una; psn != tp->nxt && res->lost < max_lost; psn++) {
 		struct mroce_txslot *slot = mroce_txpath_slot(tp, psn);
+		bool gap = !mroce_seq_before(tp->high_acked, psn + MROCE_REORDER_PKTS);
 
-		if (mroce_seq_before(tp->high_acked, psn + MROCE_REORDER_PKTS))
+		if (!gap && (!tp->srtt_us || rack_scan_done(tp, slot)))
 			break;
-		if (slot->state != MROCE_SLOT_INFLIGHT ||
-		    !mroce_seq_before(slot->order, tp->rack_order))
+		if (!rack_candidate(tp, slot) ||
+		    (!gap && now_us < slot->xmit_us + rack_wait(tp)))
 			continue;
 		slot->state = MROCE_SLOT_LOST;
 		tp->lost_pending++;
@@ -544,10 +584,89 @@ static struct mroce_txslot *oldest_outstanding(const struct mroce_txpath *tp,
 u64 mroce_txpath_deadline(const struct mroce_txpath *tp)
 {
 	struct mroce_txslot *slot;
+	u64 t, d;
 	u32 psn;
 
 	slot = oldest_outstanding(tp, &psn);
-	return slot ? slot->xmit_us + mroce_txpath_rto(tp) : 0;
+	if (!slot)
+		return 0;
+	t = slot->xmit_us + mroce_txpath_rto(tp);
+	if (!tp->srtt_us)
+		return t;
+	if (!tp->probed)
+		t = min(t, tp->last_xmit_us + 2ULL * tp->srtt_us);
+	for (psn = tp->una; psn != tp->nxt; psn++) {
+		const struct mroce_txslot *s = &tp->slot[psn % MROCE_WINDOW];
+
+		if (rack_scan_done(tp, s))
+			break;
+		if (rack_candidate(tp, s)) {
+			d = s->xmit_us + rack_wait(tp);
+			t = min(t, d);
+		}
+	}
+	return t;
+}
+
+/**
+ * mroce_txpath_recover() - losses the clock finds before the RTO does
+ * @tp: the path
+ * @now_us: current time
+ * @psns: filled with the packets to send again
+ * @max: room in @psns, at least 1
+ * @probe: set if the last of them is a tail probe
+ *
+ * A packet sent before one since acknowledged is lost once it is overdue
+ * (id PATH-RACK).  Failing that, a path whose latest transmission has
+ * gone unanswered for two smoothed RTTs sends its newest packet in flight
+ * again, once, to draw an ACK that shows what else was lost (id
+ * PATH-TLP): the last packets of a burst have none sent after them to
+ * find their loss.  Neither backs the timer off nor cuts the window: the
+ * route delivers, the loss is the fabric's.
+ *
+ * Return: the number of packets in @psns.
+ */
+unsigned int mroce_txpath_recover(struct mroce_txpath *tp, u64 now_us,
+				  u32 *psns, unsigned int max, bool *probe)
+{
+	struct mroce_txslot *slot, *newest = NULL;
+	unsigned int n = 0;
+	u32 psn, newest_psn = 0;
+
+	*probe = false;
+	if (!tp->srtt_us)
+		return 0;
+	for (psn = tp->una; psn != tp->nxt && n < max; psn++) {
+		slot = mroce_txpath_slot(tp, psn);
+		if (rack_scan_done(tp, slot))
+			break;
+		if (rack_candidate(tp, slot) &&
+		    now_us >= slot->xmit_us + rack_wait(tp)) {
+			slot->state = MROCE_SLOT_LOST;
+			tp->lost_pending++;
+			tp->lost++;
+			psns[n++] = psn;
+		}
+	}
+	if (n || tp->probed || now_us < tp->last_xmit_us + 2ULL * tp->srtt_us)
+		return n;
+
+	for (psn = tp->una; psn != tp->nxt; psn++) {
+		slot = mroce_txpath_slot(tp, psn);
+		if (slot->state == MROCE_SLOT_INFLIGHT &&
+		    (!newest || mroce_seq_before(newest->order, slot->order))) {
+			newest = slot;
+			newest_psn = psn;
+		}
+	}
+	if (!newest)
+		return 0;
+	newest->state = MROCE_SLOT_LOST;
+	tp->lost_pending++;
+	tp->probed = true;
+	psns[0] = newest_psn;
+	*probe = true;
+	return 1;
 }
 
 /* Take a packet the timer gave up on out of the pipe, for resending. */

@@ -101,6 +101,9 @@ struct mroce_txslot {
  * @rack_order: latest transmission (@xmits count) of any acknowledged packet
  * @high_acked: highest sequence acknowledged so far
  * @delivered_us: send time of the newest packet, sent once, acknowledged
+ * @last_xmit_us: time of the path's latest transmission, new or repeated
+ * @probed: a tail probe (mroce_txpath_recover()) is out and no ACK has
+ *	acknowledged anything since
  * @lost: packets found lost, cumulative
  * @sacked: acknowledged packets at or after @una (selectively acked)
  * @lost_pending: packets found lost and not yet sent again
@@ -124,6 +127,8 @@ struct mroce_txpath {
 	u32 rack_order;
 	u32 high_acked;
 	u64 delivered_us;
+	u64 last_xmit_us;
+	bool probed;
 	u64 lost;
 	u32 sacked;
 	u32 lost_pending;
@@ -169,6 +174,8 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		     u32 *lost, unsigned int max_lost,
 		     struct mroce_ack_result *res);
 u64 mroce_txpath_deadline(const struct mroce_txpath *tp);
+unsigned int mroce_txpath_recover(struct mroce_txpath *tp, u64 now_us,
+				  u32 *psns, unsigned int max, bool *probe);
 unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
 				  u64 newest_us, u32 *psns, unsigned int max);
 void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us);

@@ -477,6 +477,30 @@ void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q)
 }
 
 /*
+ * Losses found by the clock before the RTO (mroce_txpath_recover()):
+ * overdue packets are SACK gaps found by time, a tail probe is counted
+ * as one.
+ */
+static void tx_recover(struct mroce_conn *conn, unsigned int i, u64 now)
+{
+	struct mroce_path *path = &conn->path[i];
+	unsigned int n, k;
+	bool probe;
+
+	n = mroce_paths_recover(&conn->paths, i, now, &probe);
+	if (!n)
+		return;
+	if (probe) {
+		mroce_count(conn->mdev, MROCE_CNT_TAIL_PROBES, 1);
+		n--;
+	}
+	for (k = path->nresend - n - probe; k < path->nresend - probe; k++)
+		trace_mroce_lost(conn, i, path->resend[k]);
+	mroce_count(conn->mdev, MROCE_CNT_LOST, n);
+	mroce_count_path(conn->mdev, i, MROCE_PCNT_SACK_GAPS, n);
+}
+
+/*
  * Expired retransmission timers: queue what is due again; a path whose
  * route is found dead moves to a new port.
  */
@@ -490,6 +514,7 @@ static void tx_timeouts(struct mroce_conn *conn, u64 now)
 	for (i = 0; i < conn->paths.n; i++) {
 		struct mroce_path *path = &conn->path[i];
 
+		tx_recover(conn, i, now);
 		while (mroce_paths_expire(&conn->paths, i, now, delivered, &ex)) {
 			mroce_count(conn->mdev, MROCE_CNT_TIMEOUTS, 1);
 			mroce_count_path(conn->mdev, i, MROCE_PCNT_TIMEOUTS, 1);

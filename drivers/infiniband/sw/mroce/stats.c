@@ -41,6 +41,7 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_SILENT_TIMEOUTS] = { .name = "silent_timeouts" },
 	[MROCE_CNT_PEER_RESTARTS] = { .name = "peer_restarts" },
 	[MROCE_CNT_REAPED] = { .name = "connections_reaped" },
+	[MROCE_CNT_TAIL_PROBES] = { .name = "tail_probes" },
 	[MROCE_CNT_CONNECTIONS] = { .name = "connections" },
 };
 
