@@ -399,6 +399,24 @@ static bool rack_scan_done(const struct mroce_txpath *tp,
 	return slot->sends == 1 && !mroce_seq_before(slot->order, tp->rack_order);
 }
 
+/*
+ * When the tail probe is due (PATH-TLP), or 0 while one is outstanding.
+ * The deadline and the probe itself both ask here, so the timer never
+ * fires for a probe that will not be sent.
+ */
+static u64 tlp_due(const struct mroce_txpath *tp)
+{
+	return tp->probed ? 0 : tp->last_xmit_us + 2ULL * tp->srtt_us;
+}
+
+/* A packet found lost waits, out of the pipe, for the caller's resend. */
+static void mark_lost(struct mroce_txpath *tp, struct mroce_txslot *slot)
+{
+	slot->state = MROCE_SLOT_LOST;
+	tp->lost_pending++;
+	tp->lost++;
+}
+
 /**
  * mroce_txpath_ack() - apply an ACK of this path
  * @tp: the path
@@ -526,9 +544,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		if (!rack_candidate(tp, slot) ||
 		    (!gap && now_us < slot->xmit_us + rack_wait(tp)))
 			continue;
-		slot->state = MROCE_SLOT_LOST;
-		tp->lost_pending++;
-		tp->lost++;
+		mark_lost(tp, slot);
 		lost[res->lost++] = psn;
 	}
 
@@ -594,7 +610,7 @@ u64 mroce_txpath_deadline(const struct mroce_txpath *tp)
 	if (!tp->srtt_us)
 		return t;
 	if (!tp->probed)
-		t = min(t, tp->last_xmit_us + 2ULL * tp->srtt_us);
+		t = min(t, tlp_due(tp));
 	for (psn = tp->una; psn != tp->nxt; psn++) {
 		const struct mroce_txslot *s = &tp->slot[psn % MROCE_WINDOW];
 
@@ -642,13 +658,11 @@ unsigned int mroce_txpath_recover(struct mroce_txpath *tp, u64 now_us,
 			break;
 		if (rack_candidate(tp, slot) &&
 		    now_us >= slot->xmit_us + rack_wait(tp)) {
-			slot->state = MROCE_SLOT_LOST;
-			tp->lost_pending++;
-			tp->lost++;
+			mark_lost(tp, slot);
 			psns[n++] = psn;
 		}
 	}
-	if (n || tp->probed || now_us < tp->last_xmit_us + 2ULL * tp->srtt_us)
+	if (n || tp->probed || now_us < tlp_due(tp))
 		return n;
 
 	for (psn = tp->una; psn != tp->nxt; psn++) {
@@ -674,9 +688,7 @@ static void expire(struct mroce_txpath *tp, struct mroce_txslot *slot)
 {
 	if (slot->expiries < U8_MAX)
 		slot->expiries++;
-	slot->state = MROCE_SLOT_LOST;
-	tp->lost_pending++;
-	tp->lost++;
+	mark_lost(tp, slot);
 }
 
 /*
