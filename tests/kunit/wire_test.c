@@ -146,9 +146,17 @@ static void ack_round_trip_test(struct kunit *test)
 	in.sack = sack;
 	in.ce_count = 0xfffe;
 	in.share = 0x8000;
+	in.capacity = 0xabcdef;
 	in.nstreams = MROCE_ACK_MAX_STREAMS;
 	len = mroce_wire_build(buf, &in);
 	KUNIT_EXPECT_EQ(test, len, MROCE_ACK_HDR_LEN + 64 * 16);
+	/* "ACK": share at 50, nstreams at 52, capacity at 53, big-endian. */
+	KUNIT_EXPECT_EQ(test, buf[50], 0x80);
+	KUNIT_EXPECT_EQ(test, buf[51], 0x00);
+	KUNIT_EXPECT_EQ(test, buf[52], MROCE_ACK_MAX_STREAMS);
+	KUNIT_EXPECT_EQ(test, buf[53], 0xab);
+	KUNIT_EXPECT_EQ(test, buf[54], 0xcd);
+	KUNIT_EXPECT_EQ(test, buf[55], 0xef);
 	for (i = 0; i < in.nstreams; i++) {
 		rec = (struct mroce_ack_stream) {
 			.qpn = i + 0x100, .msn_done = ~i, .nak_msn = i * 3,
@@ -163,6 +171,7 @@ static void ack_round_trip_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(out.sack, sack, sizeof(sack)), 0);
 	KUNIT_EXPECT_EQ(test, out.ce_count, 0xfffe);
 	KUNIT_EXPECT_EQ(test, out.share, 0x8000);
+	KUNIT_EXPECT_EQ(test, out.capacity, 0xabcdef);
 	KUNIT_ASSERT_EQ(test, out.nstreams, MROCE_ACK_MAX_STREAMS);
 	for (i = 0; i < out.nstreams; i++) {
 		mroce_wire_ack_stream(&out, i, &back);

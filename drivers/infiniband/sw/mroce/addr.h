@@ -11,12 +11,6 @@
 
 #include "wire.h"
 
-/*
- * Bytes a frame spends outside the RDMA payload: the larger IP header
- * (IPv6), UDP, and the largest mroce header of a packet with payload.
- */
-#define MROCE_ENCAP_OVERHEAD	(40 + 8 + MROCE_DATA_HDR_MAX)
-
 enum ib_mtu mroce_mtu_from_netdev(unsigned int ndev_mtu);
 u32 mroce_payload_from_netdev(unsigned int ndev_mtu);
 

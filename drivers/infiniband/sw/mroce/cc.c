@@ -219,3 +219,104 @@ void mroce_cc_on_route_back(struct mroce_cc *cc, u32 cwnd)
 	cc->cwnd = clamp(cwnd, cc->cwnd, MROCE_CWND_MAX);
 	cc->cwnd_acc = 0;
 }
+
+/* Credit of one packet, in the pacer's units: bits times MROCE_SHARE_ONE. */
+static u64 pacer_cost(u32 pkt_bytes)
+{
+	return (u64)pkt_bytes * 8 * MROCE_SHARE_ONE;
+}
+
+/**
+ * mroce_pacer_refill() - bring a pacer's credit up to @now_us
+ * @pc: the pacer
+ * @now_us: current time
+ *
+ * Called as each send pass begins; the pass's packets then find out
+ * afresh whether they must wait (mroce_pacer_room()).
+ */
+void mroce_pacer_refill(struct mroce_pacer *pc, u64 now_us)
+{
+	pc->blocked = false;
+	if (!pc->rate || now_us <= pc->stamp_us)
+		return;
+	/* The depth bounds the product: at most 2^40 bits of credit. */
+	pc->credit = min(pc->depth, pc->credit +
+			 min_t(u64, now_us - pc->stamp_us, MROCE_RTO_MAX_US) *
+			 pc->rate);
+	pc->stamp_us = now_us;
+}
+
+/**
+ * mroce_pacer_set() - the receiver's share, as its latest ACK gives it
+ * @pc: the connection's pacer
+ * @share: in 1/MROCE_SHARE_ONE of @capacity_mbps
+ * @capacity_mbps: the receiver's inbound capacity; 0 if it gave none
+ * @base_rtt_us: the connection's base RTT, 0 until measured
+ * @pkt_bytes: bytes of one full packet, headers included
+ * @now_us: current time
+ *
+ * New packets go out at the share's rate, in bursts of at most the
+ * share's worth of a base RTT (two packets at least): id SHARE-PACE.
+ * A share of all of the capacity, or none given, is no bound.
+ */
+void mroce_pacer_set(struct mroce_pacer *pc, u16 share, u32 capacity_mbps,
+		     u32 base_rtt_us, u32 pkt_bytes, u64 now_us)
+{
+	u64 rate = 0, burst;
+
+	if (capacity_mbps && pkt_bytes && share < MROCE_SHARE_ONE)
+		rate = (u64)min(capacity_mbps, MROCE_CAPACITY_MAX) * share;
+	if (!rate) {
+		pc->rate = 0;
+		return;
+	}
+	if (pc->rate)
+		mroce_pacer_refill(pc, now_us);
+	else
+		pc->stamp_us = now_us;	/* a first bound starts with a full bucket */
+	burst = rate * min(base_rtt_us, MROCE_RTO_MAX_US);
+	pc->cost = pacer_cost(pkt_bytes);
+	pc->depth = max(burst, 2 * pc->cost);
+	if (!pc->rate)
+		pc->credit = pc->depth;
+	pc->credit = min(pc->credit, pc->depth);
+	pc->rate = rate;
+}
+
+/**
+ * mroce_pacer_room() - whether a new packet may go now
+ * @pc: the pacer
+ *
+ * Return: true if it may; if not, the pacer is blocked until
+ * mroce_pacer_due().
+ */
+bool mroce_pacer_room(struct mroce_pacer *pc)
+{
+	if (!pc->rate || pc->credit >= pc->cost)
+		return true;
+	pc->blocked = true;
+	return false;
+}
+
+/**
+ * mroce_pacer_spend() - a new packet went
+ * @pc: the pacer; mroce_pacer_room() said it may
+ */
+void mroce_pacer_spend(struct mroce_pacer *pc)
+{
+	if (pc->rate)
+		pc->credit -= min(pc->credit, pc->cost);
+}
+
+/**
+ * mroce_pacer_due() - when a blocked pacer has credit for a packet
+ * @pc: the pacer
+ *
+ * Return: that time, or 0 if no packet waits for credit.
+ */
+u64 mroce_pacer_due(const struct mroce_pacer *pc)
+{
+	if (!pc->blocked || !pc->rate)
+		return 0;
+	return pc->stamp_us + (pc->cost - pc->credit + pc->rate - 1) / pc->rate;
+}

@@ -88,6 +88,32 @@ void mroce_cc_on_new_route(struct mroce_cc *cc);
 void mroce_cc_on_route_back(struct mroce_cc *cc, u32 cwnd);
 
 /**
+ * struct mroce_pacer - a connection's rate under the receiver's share
+ * @rate: credit earned per microsecond: the share's bits per microsecond
+ *	times MROCE_SHARE_ONE; 0: no bound
+ * @depth: most credit that builds up
+ * @cost: credit a packet takes
+ * @credit: credit now
+ * @stamp_us: when @credit was brought up to date
+ * @blocked: a new packet waited for credit in the current send pass
+ */
+struct mroce_pacer {
+	u64 rate;
+	u64 depth;
+	u64 cost;
+	u64 credit;
+	u64 stamp_us;
+	bool blocked;
+};
+
+void mroce_pacer_set(struct mroce_pacer *pc, u16 share, u32 capacity_mbps,
+		     u32 base_rtt_us, u32 pkt_bytes, u64 now_us);
+void mroce_pacer_refill(struct mroce_pacer *pc, u64 now_us);
+bool mroce_pacer_room(struct mroce_pacer *pc);
+void mroce_pacer_spend(struct mroce_pacer *pc);
+u64 mroce_pacer_due(const struct mroce_pacer *pc);
+
+/**
  * mroce_cc_episode_cwnd() - the window before the current timeout episode
  * @cc: the path's congestion state
  *

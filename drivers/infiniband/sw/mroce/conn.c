@@ -332,6 +332,7 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 	conn->paths.path = conn->path;
 	conn->paths.n = n;
 	conn->paths.ops = &mroce_conn_paths_ops;
+	conn->paths.pkt_bytes = READ_ONCE(mdev->link_payload) + MROCE_ENCAP_OVERHEAD;
 	for (i = 0; i < n; i++) {
 		if (dst_cache_init(&conn->dst[i].dst, GFP_KERNEL))
 			goto err;
@@ -384,6 +385,7 @@ static void mroce_conn_free(struct mroce_conn *conn)
 	spin_unlock_bh(&conn->lock);
 	hrtimer_cancel(&conn->timer);
 	cancel_work_sync(&conn->tx_work);
+	mroce_share_conn_gone(conn);
 	for (i = 0; i < conn->paths.n; i++) {
 		dst_cache_destroy(&conn->dst[i].dst);
 		dst_cache_destroy(&conn->dst[i].ack);
@@ -459,6 +461,7 @@ void mroce_conn_init(struct mroce_dev *mdev)
 	hash_init(mdev->conns);
 	spin_lock_init(&mdev->conn_lock);
 	INIT_DELAYED_WORK(&mdev->reap_work, mroce_conn_reap);
+	mroce_share_dev_init(mdev);
 }
 
 /* Device teardown: every QP is gone, so no stream holds a connection. */
@@ -469,6 +472,7 @@ void mroce_conn_cleanup(struct mroce_dev *mdev)
 	unsigned int bkt;
 
 	cancel_delayed_work_sync(&mdev->reap_work);
+	mroce_share_dev_cleanup(mdev);
 	spin_lock_bh(&mdev->conn_lock);
 	hash_for_each_safe(mdev->conns, bkt, tmp, conn, node) {
 		/*

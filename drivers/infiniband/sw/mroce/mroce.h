@@ -19,6 +19,7 @@
 #include <rdma/ib_verbs.h>
 
 #include "params.h"
+#include "share.h"
 #include "stats.h"
 
 struct mroce_engine_ops;
@@ -61,6 +62,10 @@ extern struct workqueue_struct *mroce_wq;
  * @conn_lock: protects @conns and @nconns for writers
  * @nconns: connections in @conns
  * @reap_work: frees connections idle for longer than the linger
+ * @share: how the device divides its inbound capacity among the peers
+ *	sending to it (share.h)
+ * @share_lock: protects @share
+ * @share_work: measures the sending peers every period (fairshare.c)
  * @counters: enum mroce_counter
  * @path_counters: enum mroce_path_counter per path id
  * @engine: the transport engine the queue pairs run on (engine.h)
@@ -93,6 +98,9 @@ struct mroce_dev {
 	spinlock_t conn_lock;	/* writers of conns */
 	unsigned int nconns;
 	struct delayed_work reap_work;
+	struct mroce_share share;
+	spinlock_t share_lock;	/* @share; nests inside a connection's lock */
+	struct delayed_work share_work;
 	atomic64_t counters[MROCE_NUM_COUNTERS];
 	atomic64_t path_counters[MROCE_MAX_PATHS][MROCE_NUM_PATH_COUNTERS];
 	const struct mroce_engine_ops *engine;

@@ -28,7 +28,8 @@
  *
  * Packets found lost join the path's resend list; their sequences are
  * the last @res->lost entries.  An RTT sample also becomes the RTO of
- * the paths without one of their own (id PATH-RTO-SEED).
+ * the paths without one of their own (id PATH-RTO-SEED), and the
+ * receiver's share bounds the paths together (id SHARE-BOUND).
  *
  * Return: 0, or -EINVAL for an ACK of sequences never sent (ignored).
  */
@@ -48,10 +49,20 @@ int mroce_paths_ack(struct mroce_paths *ps, unsigned int i, u64 now_us,
 	if (err)
 		return err;
 	path->nresend += res->lost;
-	if (res->rtt_us)
+	if (res->rtt_us) {
 		for (j = 0; j < ps->n; j++)
 			if (!ps->path[j].tx.srtt_us)
 				ps->path[j].tx.rto_us = path->tx.rto_us;
+		if (!ps->base_rtt_us || res->rtt_us <= ps->base_rtt_us ||
+		    now_us - ps->base_rtt_stamp_us > MROCE_MIN_RTT_WIN_US) {
+			ps->base_rtt_us = res->rtt_us;
+			ps->base_rtt_stamp_us = now_us;
+		}
+	}
+	ps->share = pkt->share;
+	ps->capacity_mbps = pkt->capacity;
+	mroce_pacer_set(&ps->pacer, ps->share, ps->capacity_mbps,
+			ps->base_rtt_us, ps->pkt_bytes, now_us);
 	return 0;
 }
 
@@ -120,11 +131,12 @@ bool mroce_paths_expire(struct mroce_paths *ps, unsigned int i, u64 now_us,
  * mroce_paths_deadline() - when the paths next need the send pass
  * @ps: the paths
  *
- * Return: the earliest retransmission timer or route probe, 0 if none.
+ * Return: the earliest retransmission timer, route probe or end of a
+ * wait for the share's credit, 0 if none.
  */
 u64 mroce_paths_deadline(const struct mroce_paths *ps)
 {
-	u64 t = 0, d;
+	u64 t = mroce_pacer_due(&ps->pacer), d;
 	unsigned int i;
 
 	for (i = 0; i < ps->n; i++) {
@@ -139,12 +151,23 @@ u64 mroce_paths_deadline(const struct mroce_paths *ps)
 }
 
 /**
+ * mroce_paths_pass() - a send pass begins
+ * @ps: the paths
+ * @now_us: current time
+ */
+void mroce_paths_pass(struct mroce_paths *ps, u64 now_us)
+{
+	mroce_pacer_refill(&ps->pacer, now_us);
+}
+
+/**
  * mroce_paths_pick() - the path for the next new packet
  * @ps: the paths
  *
  * The one with the most room; equal ones take turns.  A path that timed
  * out twice in a row (its route dead, or the peer silent) only carries
- * its own resends.
+ * its own resends.  None while the receiver's share holds new packets
+ * back (id SHARE-PACE).
  *
  * Return: the path's index, or -1 if none has room.
  */
@@ -153,6 +176,8 @@ int mroce_paths_pick(struct mroce_paths *ps)
 	unsigned int i, best_room = 0, start = ps->rr++;
 	int best = -1;
 
+	if (!mroce_pacer_room(&ps->pacer))
+		return -1;
 	for (i = 0; i < ps->n; i++) {
 		unsigned int p = (start + i) % ps->n;
 		const struct mroce_txpath *tx = &ps->path[p].tx;
@@ -166,6 +191,22 @@ int mroce_paths_pick(struct mroce_paths *ps)
 		}
 	}
 	return best;
+}
+
+/**
+ * mroce_paths_send() - give a new packet path @i's next sequence number
+ * @ps: the paths
+ * @i: the path mroce_paths_pick() chose
+ * @now_us: current time
+ * @ctx: the caller's handle for the packet (mroce_txpath_send())
+ *
+ * Return: the packet's sequence number.
+ */
+u32 mroce_paths_send(struct mroce_paths *ps, unsigned int i, u64 now_us,
+		     void *ctx)
+{
+	mroce_pacer_spend(&ps->pacer);
+	return mroce_txpath_send(&ps->path[i].tx, now_us, ctx);
 }
 
 /**

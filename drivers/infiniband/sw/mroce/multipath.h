@@ -73,6 +73,14 @@ struct mroce_paths_ops {
  * @rr: rotates the scan for new packets, so equal paths take turns
  * @detour_rr: rotates the choice of route for detoured resends
  * @ops: the host's routing
+ * @pkt_bytes: bytes of a full DATA packet, headers included (the host's)
+ * @share: the share the receiver's latest ACK gave, in 1/MROCE_SHARE_ONE
+ *	of @capacity_mbps
+ * @capacity_mbps: the receiver's inbound capacity, by its latest ACK
+ * @base_rtt_us: the smallest RTT sample of any path within
+ *	MROCE_MIN_RTT_WIN_US; 0 until one
+ * @base_rtt_stamp_us: when it was taken
+ * @pacer: new packets' rate under the share
  */
 struct mroce_paths {
 	struct mroce_path *path;
@@ -80,6 +88,12 @@ struct mroce_paths {
 	unsigned int rr;
 	unsigned int detour_rr;
 	const struct mroce_paths_ops *ops;
+	u32 pkt_bytes;
+	u16 share;
+	u32 capacity_mbps;
+	u32 base_rtt_us;
+	u64 base_rtt_stamp_us;
+	struct mroce_pacer pacer;
 };
 
 /**
@@ -107,7 +121,10 @@ unsigned int mroce_paths_recover(struct mroce_paths *ps, unsigned int i,
 bool mroce_paths_expire(struct mroce_paths *ps, unsigned int i, u64 now_us,
 			u64 delivered_us, struct mroce_expiry *ex);
 u64 mroce_paths_deadline(const struct mroce_paths *ps);
+void mroce_paths_pass(struct mroce_paths *ps, u64 now_us);
 int mroce_paths_pick(struct mroce_paths *ps);
+u32 mroce_paths_send(struct mroce_paths *ps, unsigned int i, u64 now_us,
+		     void *ctx);
 unsigned int mroce_paths_detour(struct mroce_paths *ps, unsigned int self);
 u64 mroce_paths_delivered(const struct mroce_paths *ps);
 bool mroce_paths_silent(const struct mroce_paths *ps);

@@ -37,6 +37,11 @@
 /* The base RTT is the smallest sample of this long a window. */
 #define MROCE_MIN_RTT_WIN_US	10000000U
 
+/* The receiver's share ("Receiver's share") */
+#define MROCE_SHARE_ONE		0xffffU	/* all of the capacity: no limit */
+#define MROCE_CAPACITY_MAX	0xffffffU	/* Mbit/s: the ACK's 24 bits */
+#define MROCE_SHARE_HOLD_US	1000U	/* default share_hold_us */
+
 /* Connections and streams ("HELLO", "PROBE") */
 #define MROCE_HELLO_US		20000	/* HELLO resend interval */
 #define MROCE_STREAM_WINDOW	256	/* messages in flight per stream */

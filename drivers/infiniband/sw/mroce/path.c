@@ -277,7 +277,7 @@ void mroce_txpath_route_back(struct mroce_txpath *tp, u32 cwnd)
 unsigned int mroce_txpath_room(const struct mroce_txpath *tp)
 {
 	u32 span = tp->nxt - tp->una;
-	u32 pipe = span - tp->sacked - tp->lost_pending;
+	u32 pipe = mroce_txpath_pipe(tp);
 	u32 cwnd = min_t(u32, tp->cc.cwnd, MROCE_WINDOW);
 
 	if (span >= MROCE_WINDOW || pipe >= cwnd)

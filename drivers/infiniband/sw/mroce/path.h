@@ -192,4 +192,10 @@ static inline unsigned int mroce_txpath_inflight(const struct mroce_txpath *tp)
 	return tp->nxt - tp->una;
 }
 
+/* Packets in the network: in flight, less those acknowledged or lost. */
+static inline unsigned int mroce_txpath_pipe(const struct mroce_txpath *tp)
+{
+	return tp->nxt - tp->una - tp->sacked - tp->lost_pending;
+}
+
 #endif /* MROCE_PATH_H */

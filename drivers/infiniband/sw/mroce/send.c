@@ -124,6 +124,7 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 	MROCE_CB(skb)->sport = route_sport ?: rx->sport;
 	MROCE_CB(skb)->nocache = route_sport;
 	mroce_rxwin_ack(rx, path, sack, &pkt);
+	mroce_share_ack(conn, &pkt);
 	pkt.flags = route_sport ? MROCE_F_ROUTE : 0;
 	set_epochs(conn, &pkt);
 	pkt.nstreams = n;
@@ -628,7 +629,7 @@ static unsigned int tx_new(struct mroce_conn *conn, u64 now,
 			list_del_init(&s->tx_node);
 			continue;
 		}
-		psn = mroce_txpath_send(&conn->path[id].tx, now, seg);
+		psn = mroce_paths_send(&conn->paths, id, now, seg);
 		skb = build_data(conn, id, seg, psn);
 		if (skb)
 			__skb_queue_tail(q, skb);
@@ -714,6 +715,7 @@ void mroce_tx_work(struct work_struct *work)
 		goto arm;
 	}
 
+	mroce_paths_pass(&conn->paths, now);
 	tx_acks(conn, &q);
 	tx_timeouts(conn, now);
 	tx_route_probes(conn, now, &q);

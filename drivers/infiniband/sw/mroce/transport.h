@@ -57,6 +57,7 @@ struct mroce_path_dst {
  * @paths: path choice over @path; its @paths.rr also rotates HELLOs
  * @dst: each path's cached routes, @paths.n of them
  * @rx: receive side of each of the peer's paths (it may use more than we do)
+ * @rxshare: the peer as a sender to this device (fairshare.c)
  * @path: the paths
  */
 struct mroce_conn {
@@ -82,6 +83,7 @@ struct mroce_conn {
 	struct mroce_paths paths;
 	struct mroce_path_dst *dst;
 	struct mroce_rxwin rx[MROCE_MAX_PATHS];
+	struct mroce_share_peer rxshare;
 	struct mroce_path path[];
 };
 
@@ -294,6 +296,13 @@ unsigned int mroce_conn_limit(void);
 void mroce_conn_restart_paths(struct mroce_conn *conn,
 			      bool (*keep)(void *ctx, void *arg));
 void mroce_conn_idle(struct mroce_conn *conn);
+
+/* fairshare.c */
+void mroce_share_dev_init(struct mroce_dev *mdev);
+void mroce_share_dev_cleanup(struct mroce_dev *mdev);
+void mroce_share_data(struct mroce_conn *conn, u32 bytes, u64 now);
+void mroce_share_ack(struct mroce_conn *conn, struct mroce_pkt *pkt);
+void mroce_share_conn_gone(struct mroce_conn *conn);
 
 /* send.c */
 void mroce_tx_work(struct work_struct *work);

@@ -197,6 +197,8 @@ int mroce_wire_parse(const void *buf, size_t hdr_avail, size_t pkt_len,
 		pkt->sack = a->sack;
 		pkt->ce_count = get_unaligned_be16(&a->ce_count);
 		pkt->share = get_unaligned_be16(&a->share);
+		pkt->capacity = a->capacity[0] << 16 | a->capacity[1] << 8 |
+				a->capacity[2];
 		pkt->nstreams = a->nstreams;
 		pkt->streams = (const void *)(p + MROCE_ACK_HDR_LEN);
 		for (i = 0; i < pkt->nstreams; i++)
@@ -332,7 +334,9 @@ size_t mroce_wire_build(void *buf, const struct mroce_pkt *pkt)
 		put_unaligned_be16(pkt->ce_count, &a->ce_count);
 		put_unaligned_be16(pkt->share, &a->share);
 		a->nstreams = pkt->nstreams;
-		memset(a->reserved, 0, sizeof(a->reserved));
+		a->capacity[0] = pkt->capacity >> 16;
+		a->capacity[1] = pkt->capacity >> 8;
+		a->capacity[2] = pkt->capacity;
 		return MROCE_ACK_HDR_LEN +
 		       pkt->nstreams * sizeof(struct mroce_stream_rec);
 	}

@@ -78,7 +78,7 @@ struct mroce_ack_hdr {
 	__be16 ce_count;
 	__be16 share;
 	u8 nstreams;
-	u8 reserved[3];
+	u8 capacity[3];		/* 24 bits, big-endian */
 };
 
 struct mroce_stream_rec {
@@ -117,6 +117,11 @@ struct mroce_dgram_hdr {
 #define MROCE_DGRAM_HDR_LEN	(MROCE_HDR_LEN + sizeof(struct mroce_dgram_hdr))
 /* Largest header of a packet that carries payload (WRITE_IMM). */
 #define MROCE_DATA_HDR_MAX	(MROCE_DATA_HDR_LEN + 24)
+/*
+ * Bytes a frame spends outside the RDMA payload: the larger IP header
+ * (IPv6), UDP, and the largest mroce header of a packet with payload.
+ */
+#define MROCE_ENCAP_OVERHEAD	(40 + 8 + MROCE_DATA_HDR_MAX)
 
 static_assert(sizeof(struct mroce_hdr) == 16);
 static_assert(sizeof(struct mroce_data_hdr) == 24);
@@ -181,6 +186,7 @@ struct mroce_pkt {
 	const u8 *sack;		/* MROCE_SACK_BITS bits, inside the packet */
 	u16 ce_count;
 	u16 share;
+	u32 capacity;		/* Mbit/s, 24 bits; 0: no share given */
 	u8 nstreams;
 	const struct mroce_stream_rec *streams;	/* inside the packet */
 
