@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "multipath.h"
+#include "share.h"
 #include "wire.h"
 
 #include "endpoint.h"
@@ -67,6 +68,7 @@ struct sim_conn {
 	struct sim_msg *head, *tail;	/* messages not yet acknowledged */
 	struct sim_msg *cut;		/* the first with bytes left to cut */
 	u32 next_msn;
+	struct mroce_share_peer rxshare;	/* the peer as a sender to us */
 	struct sim_rmsg *rmsg;		/* by msn % nrmsg */
 	unsigned int nrmsg;
 	u64 armed_us;
@@ -79,6 +81,7 @@ struct sim_ep {
 	const struct sim_ep_ops *ops;
 	void *host;
 	struct sim_conn **conn;
+	struct mroce_share share;
 	struct sim_ep_stats st;
 	struct sim_out *out;
 	unsigned int nout;
@@ -133,6 +136,7 @@ static struct sim_conn *conn_get(struct sim_ep *ep, unsigned int peer)
 	c->paths.path = c->path;
 	c->paths.n = ep->cfg.paths;
 	c->paths.ops = &sim_paths_ops;
+	c->paths.pkt_bytes = ep->cfg.mtu + MROCE_ENCAP_OVERHEAD;
 	for (i = 0; i < c->paths.n; i++) {
 		mroce_txpath_init(&c->path[i].tx, ep->cfg.min_rto_us,
 				  ep->cfg.delay_target_us);
@@ -221,6 +225,10 @@ static void queue_ack(struct sim_conn *c, unsigned int path, u16 route_sport)
 	struct mroce_pkt pkt;
 
 	mroce_rxwin_ack(rx, path, sack, &pkt);
+	if (c->ep->share.capacity_mbps) {
+		pkt.share = c->ep->share.level;
+		pkt.capacity = c->ep->share.capacity_mbps;
+	}
 	pkt.flags = route_sport ? MROCE_F_ROUTE : 0;
 	pkt.src_epoch = epoch_of(c->ep->id);
 	pkt.dst_epoch = epoch_of(c->peer);
@@ -340,8 +348,10 @@ static void tx_new(struct sim_conn *c, u64 now)
 		struct sim_seg *seg;
 		u32 psn;
 
-		if (id < 0)
+		if (id < 0) {
+			c->ep->st.paced += c->paths.pacer.blocked;
 			break;
+		}
 		seg = sim_xcalloc(1, sizeof(*seg));
 		seg->msg = m;
 		seg->offset = m->sent;
@@ -349,7 +359,7 @@ static void tx_new(struct sim_conn *c, u64 now)
 		m->sent += seg->len;
 		if (m->sent == m->len)
 			c->cut = m->next;
-		psn = mroce_txpath_send(&c->path[id].tx, now, seg);
+		psn = mroce_paths_send(&c->paths, id, now, seg);
 		queue_data(c, id, c->path[id].sport, seg, psn);
 	}
 }
@@ -370,6 +380,7 @@ static void conn_pass(struct sim_conn *c, u64 now)
 {
 	unsigned int i;
 
+	mroce_paths_pass(&c->paths, now);
 	tx_timeouts(c, now);
 	tx_route_probes(c, now);
 	for (i = 0; i < MROCE_MAX_PATHS; i++)
@@ -394,6 +405,7 @@ static void *ep_create(unsigned int id, unsigned int nhosts,
 	ep->ops = ops;
 	ep->host = host;
 	ep->conn = sim_xcalloc(nhosts, sizeof(*ep->conn));
+	mroce_share_init(&ep->share, cfg->capacity_mbps, cfg->share_hold_us);
 	/* A pass sends at most a window per path, and an ACK and a probe. */
 	ep->maxout = ep->cfg.paths * (MROCE_WINDOW + 2) + MROCE_MAX_PATHS;
 	ep->out = sim_xcalloc(ep->maxout, sizeof(*ep->out));
@@ -493,6 +505,7 @@ static void place(struct sim_conn *c, const struct mroce_pkt *pkt, u64 now)
 	set_bit(bit, r->map);
 	r->placed += pkt->payload_len;
 	c->ep->st.bytes_placed += pkt->payload_len;
+	c->ep->ops->placed(c->ep->host, c->peer, pkt->payload_len, now);
 	if (r->placed == r->len) {
 		c->ep->st.msgs_delivered++;
 		c->ep->ops->delivered(c->ep->host, c->peer, r->len, now);
@@ -521,6 +534,8 @@ static void rx_data(struct sim_conn *c, const struct mroce_pkt *pkt, bool ce,
 	}
 	if (mroce_rxwin_data(rx, pkt->psn, ce, pkt->flags & MROCE_F_ACK_REQ))
 		c->ack_due[pkt->path] = true;
+	if (mroce_share_rx(&c->rxshare, now, pkt->payload_len))
+		mroce_share_activate(&c->ep->share, &c->rxshare, now);
 	c->ep->st.rx_data++;
 	place(c, pkt, now);
 }
@@ -546,6 +561,19 @@ static void rx_ack(struct sim_conn *c, const struct mroce_pkt *pkt, u16 sport,
 		c->ep->st.returns++;
 }
 
+/* The module's share work, run here as packets arrive. */
+static void share_scan(struct sim_ep *ep, u64 now)
+{
+	unsigned int i;
+
+	if (!mroce_share_scan_due(&ep->share, now))
+		return;
+	for (i = 0; i < ep->nhosts; i++)
+		if (ep->conn[i])
+			mroce_share_scan_peer(&ep->share, &ep->conn[i]->rxshare, now);
+	mroce_share_scan_end(&ep->share, now);
+}
+
 static void ep_rx(void *arg, unsigned int src, const void *buf,
 		  unsigned int hdr_avail, unsigned int pkt_len, bool ce,
 		  uint16_t sport, uint64_t now_us)
@@ -562,6 +590,7 @@ static void ep_rx(void *arg, unsigned int src, const void *buf,
 		return;
 	}
 	c = conn_get(ep, src);
+	share_scan(ep, now_us);
 	switch (pkt.type) {
 	case MROCE_PKT_DATA:
 		rx_data(c, &pkt, ce, sport, now_us);

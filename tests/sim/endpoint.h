@@ -33,6 +33,7 @@ extern "C" {
  *	for the same peer); 0: no timer
  * @completed: a message posted to @dst with @cookie is acknowledged
  * @delivered: a message from @src with @len bytes is placed in full
+ * @placed: @len payload bytes from @src were placed (a packet's)
  * @route_plane: the local next hop (NIC) a flow to @dst from @sport
  *	leaves by, 1-based
  * @random_sport: a random port of the dynamic range
@@ -46,6 +47,8 @@ struct sim_ep_ops {
 			  uint64_t now_us);
 	void (*delivered)(void *host, unsigned int src, uint64_t len,
 			  uint64_t now_us);
+	void (*placed)(void *host, unsigned int src, uint64_t len,
+		       uint64_t now_us);
 	uint64_t (*route_plane)(void *host, unsigned int dst, uint16_t sport);
 	uint16_t (*random_sport)(void *host);
 };
@@ -60,6 +63,9 @@ struct sim_ep_ops {
  * @init_rto_us: a what-if: the retransmission timeout before a path's
  *	first RTT sample, instead of the core's MROCE_RTO_INIT_US; 0: the
  *	core's
+ * @capacity_mbps: the host's inbound capacity, which its ACKs give
+ *	(module parameter "rx_capacity_mbps"); 0: no share is given
+ * @share_hold_us: module parameter "share_hold_us"
  */
 struct sim_ep_config {
 	unsigned int paths;
@@ -68,6 +74,8 @@ struct sim_ep_config {
 	unsigned int delay_target_us;
 	double gbps;
 	unsigned int init_rto_us;
+	unsigned int capacity_mbps;
+	unsigned int share_hold_us;
 };
 
 /**
@@ -90,6 +98,8 @@ struct sim_ep_config {
  * @conns: connections (mroce) or queue pairs (RoCEv2) set up, to a peer
  *	that sent or was sent something
  * @tail_probes: packets sent again to draw an ACK (PATH-TLP)
+ * @paced: send passes whose new packets waited for the receiver's share
+ *	(SHARE-PACE)
  */
 struct sim_ep_stats {
 	uint64_t tx_data;
@@ -109,6 +119,7 @@ struct sim_ep_stats {
 	uint64_t msgs_completed;
 	uint64_t conns;
 	uint64_t tail_probes;
+	uint64_t paced;
 };
 
 /* Add @s's counters to @sum's: every field is a uint64_t counter. */

@@ -292,6 +292,14 @@ uint64_t Fabric::LinkDrops() const
 	return n;
 }
 
+uint32_t Fabric::QueueTo(unsigned int host, unsigned int plane) const
+{
+	const Switch &leaf = m_switches[plane * (m_cfg.leaves + m_cfg.spines) +
+					host / m_perLeaf];
+
+	return leaf.down[host % m_perLeaf]->GetQueue()->GetNPackets();
+}
+
 double Fabric::BaseRttUs(unsigned int fwd, unsigned int rev) const
 {
 	double bits = (fwd + rev + 2.0 * Overhead()) * 8;

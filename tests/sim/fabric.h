@@ -110,6 +110,8 @@ class Fabric
 	uint64_t Marks() const { return m_marks; }
 	uint64_t LinkDrops() const;
 	uint64_t Forwarded() const { return m_forwarded; }
+	/* Packets queued at the leaf's port down to @host on @plane. */
+	uint32_t QueueTo(unsigned int host, unsigned int plane) const;
 	/* Base RTT through a spine: a @fwd-byte packet, a @rev-byte answer. */
 	double BaseRttUs(unsigned int fwd, unsigned int rev) const;
 	/* Bytes of IPv4, UDP and point-to-point framing around a datagram. */

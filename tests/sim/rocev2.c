@@ -347,6 +347,7 @@ static void r_rx(void *arg, unsigned int src, const void *buf,
 		q->nak_sent = false;
 		ep->st.rx_data++;
 		ep->st.bytes_placed += len;
+		ep->ops->placed(ep->host, src, len, now);
 		/* In order, so a message's packets arrive in offset order. */
 		q->rmsn_placed += len;
 		if (q->rmsn_placed >= msg_len) {

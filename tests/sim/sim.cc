@@ -8,7 +8,9 @@
  *
  *   mroce-sim --hosts=64 --planes=8 --workload=alltoall --loss=0.01
  */
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -34,6 +36,8 @@ struct Options {
 	unsigned int min_rto_us = 100;
 	unsigned int delay_target_us = 0;
 	unsigned int init_rto_us = 0;	/* what-if; 0: the core's */
+	bool share = false;		/* receivers give their share */
+	double share_hold_rtts = 8;	/* share_hold_us, in base RTTs */
 	std::string fail = "none";	/* link, plane */
 	double fail_at_us = 0;
 	double repair_at_us = 0;
@@ -81,6 +85,8 @@ class Host
 			      uint64_t now_us);
 	static void Delivered(void *host, unsigned int src, uint64_t len,
 			      uint64_t now_us);
+	static void Placed(void *host, unsigned int src, uint64_t len,
+			   uint64_t now_us);
 	static uint64_t RoutePlane(void *host, unsigned int dst, uint16_t sport);
 	static uint16_t RandomSport(void *host);
 
@@ -106,6 +112,7 @@ class Workload
 	void Start();
 	void Completed(unsigned int src, unsigned int dst, uint64_t cookie);
 	void Delivered(unsigned int src, unsigned int dst, uint64_t len);
+	void Placed(unsigned int src, unsigned int dst, uint64_t len);
 	bool Done() const { return m_delivered == m_total && m_completed == m_total; }
 	uint64_t Total() const { return m_total; }
 	uint64_t TotalBytes() const { return m_bytes; }
@@ -114,7 +121,7 @@ class Workload
 	double FinishUs() const { return m_finishUs; }
 	/* Payload bytes the busiest host NIC set must carry, for the ideal. */
 	uint64_t BottleneckBytes() const { return m_bottleneck; }
-	void Sample(double every_us);
+	void Sample(double every_us, const Fabric &fabric);
 
   private:
 	/* A stream of @count messages of @len from @src to @dst, windowed. */
@@ -137,6 +144,7 @@ class Workload
 	std::vector<uint64_t> m_expect, m_expectBytes;
 	uint64_t m_total = 0, m_bytes = 0;
 	uint64_t m_delivered = 0, m_completed = 0;
+	uint64_t m_drops = 0, m_marks = 0;	/* the fabric's, at the last sample */
 	uint64_t m_bottleneck = 0;
 	double m_finishUs = 0;
 	/* ring: messages each host may still send before it must receive */
@@ -146,7 +154,7 @@ class Workload
 };
 
 const sim_ep_ops Host::s_ops = {
-	Host::Xmit, Host::Arm, Host::Completed, Host::Delivered,
+	Host::Xmit, Host::Arm, Host::Completed, Host::Delivered, Host::Placed,
 	Host::RoutePlane, Host::RandomSport,
 };
 
@@ -156,7 +164,14 @@ Host::Host(unsigned int id, Fabric *fabric, const Options &o, Workload *w)
 	  m_buf(o.transport->max_hdr)
 {
 	sim_ep_config cfg = { o.paths, o.mtu, o.min_rto_us, o.delay_target_us,
-			      o.fabric.gbps, o.init_rto_us };
+			      o.fabric.gbps, o.init_rto_us, 0, 0 };
+
+	/* A host's inbound capacity is all its NICs'. */
+	if (o.share) {
+		cfg.capacity_mbps = o.fabric.gbps * 1000 * o.fabric.planes;
+		cfg.share_hold_us = std::max(1.0, std::ceil(o.share_hold_rtts *
+			fabric->BaseRttUs(o.mtu + 64, 56)));
+	}
 
 	m_ep = m_t->create(id, o.fabric.hosts, &cfg, &s_ops, this);
 }
@@ -206,6 +221,13 @@ void Host::Delivered(void *host, unsigned int src, uint64_t len, uint64_t)
 	Host *h = static_cast<Host *>(host);
 
 	h->m_work->Delivered(src, h->m_id, len);
+}
+
+void Host::Placed(void *host, unsigned int src, uint64_t len, uint64_t)
+{
+	Host *h = static_cast<Host *>(host);
+
+	h->m_work->Placed(src, h->m_id, len);
 }
 
 /*
@@ -336,10 +358,14 @@ void Workload::Completed(unsigned int src, unsigned int dst, uint64_t cookie)
 	}
 }
 
+void Workload::Placed(unsigned int src, unsigned int dst, uint64_t len)
+{
+	m_flows[m_flowOf[{ src, dst }]].delivered += len;
+}
+
 void Workload::Delivered(unsigned int src, unsigned int dst, uint64_t len)
 {
 	m_delivered++;
-	m_flows[m_flowOf[{ src, dst }]].delivered += len;
 	if (m_ring) {
 		/* What arrived lets the receiver send its next chunk on. */
 		m_ringRecv[dst]++;
@@ -352,14 +378,17 @@ void Workload::Delivered(unsigned int src, unsigned int dst, uint64_t len)
 }
 
 /*
- * One line per interval: payload bytes placed in it, and Jain's fairness
- * index over the flows that were still unfinished when it began.
+ * One line per interval: payload bytes placed in it, Jain's fairness
+ * index over the flows that were still unfinished when it began, the
+ * queue into host 0 (the incast's receiver) at its end, and the fabric's
+ * drops and marks in it.
  */
-void Workload::Sample(double every_us)
+void Workload::Sample(double every_us, const Fabric &fabric)
 {
 	double sum = 0, sq = 0;
 	uint64_t bytes = 0;
 	unsigned int n = 0;
+	uint64_t drops = fabric.SwitchDrops(), marks = fabric.Marks();
 
 	for (Flow &f : m_flows) {
 		uint64_t d = f.delivered - f.sampled;
@@ -372,12 +401,19 @@ void Workload::Sample(double every_us)
 		bytes += d;
 		f.sampled = f.delivered;
 	}
-	printf("sample t_us=%.1f bytes=%llu flows=%u jain=%.4f\n",
+	printf("sample t_us=%.1f bytes=%llu flows=%u jain=%.4f queue=%u "
+	       "drops=%llu marks=%llu\n",
 	       Simulator::Now().GetNanoSeconds() / 1e3,
-	       (unsigned long long)bytes, n, sq > 0 ? sum * sum / (n * sq) : 1.0);
+	       (unsigned long long)bytes, n, sq > 0 ? sum * sum / (n * sq) : 1.0,
+	       fabric.QueueTo(0, 0), (unsigned long long)(drops - m_drops),
+	       (unsigned long long)(marks - m_marks));
+	m_drops = drops;
+	m_marks = marks;
 	if (!Done())
 		Simulator::Schedule(MicroSeconds(every_us),
-				    [this, every_us]() { Sample(every_us); });
+				    [this, every_us, &fabric]() {
+					    Sample(every_us, fabric);
+				    });
 }
 
 void ScheduleFailure(Fabric &fabric, const Options &o)
@@ -431,6 +467,11 @@ int main(int argc, char **argv)
 	cmd.AddValue("init-rto-us",
 		     "what-if: RTO before a path's first RTT sample (0: the core's)",
 		     o.init_rto_us);
+	cmd.AddValue("share", "receivers give senders their share (mroce)",
+		     o.share);
+	cmd.AddValue("share-hold-rtts",
+		     "how long a quiet sender keeps its share, in base RTTs",
+		     o.share_hold_rtts);
 	cmd.AddValue("fail", "none, link (plane 0, leaf 0 to spine 0), plane (0)",
 		     o.fail);
 	cmd.AddValue("fail-at-us", "when it fails", o.fail_at_us);
@@ -465,7 +506,9 @@ int main(int argc, char **argv)
 	Simulator::Schedule(Seconds(0), [&work]() { work.Start(); });
 	if (o.sample_us > 0)
 		Simulator::Schedule(MicroSeconds(o.sample_us),
-				    [&work, &o]() { work.Sample(o.sample_us); });
+				    [&work, &o, &fabric]() {
+					    work.Sample(o.sample_us, fabric);
+				    });
 	Simulator::Stop(MilliSeconds(o.limit_ms));
 	Simulator::Run();
 
@@ -498,14 +541,14 @@ int main(int argc, char **argv)
 	double t = work.Done() ? work.FinishUs() : o.limit_ms * 1e3;
 
 	printf("transport=%s workload=%s hosts=%u planes=%u gbps=%g loss=%g "
-	       "init_rto_us=%u fail=%s done=%d exact=%d time_us=%.1f ideal_us=%.1f frac=%.4f "
+	       "init_rto_us=%u share=%d fail=%s done=%d exact=%d time_us=%.1f ideal_us=%.1f frac=%.4f "
 	       "base_rtt_us=%.2f goodput_gbps=%.2f conns=%llu tx_data=%llu retransmits=%llu "
 	       "timeouts=%llu sack_lost=%llu tail_probes=%llu rerolls=%llu returns=%llu "
 	       "ecn_cuts=%llu marks=%llu switch_drops=%llu host_drops=%llu "
-	       "link_drops=%llu peak_queue=%llu events=%llu wall_s=%.2f "
+	       "link_drops=%llu peak_queue=%llu paced=%llu events=%llu wall_s=%.2f "
 	       "events_per_s=%.0f\n",
 	       o.transport->name, o.workload.c_str(), o.fabric.hosts, o.fabric.planes, o.fabric.gbps,
-	       o.fabric.loss, o.init_rto_us, o.fail.c_str(), work.Done(), ok, t, ideal_us,
+	       o.fabric.loss, o.init_rto_us, o.share, o.fail.c_str(), work.Done(), ok, t, ideal_us,
 	       ideal_us / t, fabric.BaseRttUs(o.mtu + 64, 56),
 	       work.TotalBytes() * 8 / (t * 1e3),
 	       (unsigned long long)sum.conns,
@@ -520,6 +563,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)fabric.HostQueueDrops(),
 	       (unsigned long long)fabric.LinkDrops(),
 	       (unsigned long long)fabric.PeakQueue(),
+	       (unsigned long long)sum.paced,
 	       (unsigned long long)events, wall, events / wall);
 	if (o.check && !ok)
 		fprintf(stderr, "mroce-sim: host %u: delivered %llu of %llu "
