@@ -19,14 +19,21 @@ static void activate(struct mroce_share *sh, struct mroce_share_peer *p,
 		mroce_share_activate(sh, p, now);
 }
 
-static void scan(struct mroce_share *sh, struct mroce_share_peer *p,
-		 unsigned int n, u64 now)
+/* Measure @n peers; bit i of @holes: peer i has a packet missing. */
+static void scan_holes(struct mroce_share *sh, struct mroce_share_peer *p,
+		       unsigned int n, u64 now, unsigned long holes)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		mroce_share_scan_peer(sh, &p[i], now);
+		mroce_share_scan_peer(sh, &p[i], now, holes & BIT(i));
 	mroce_share_scan_end(sh, now);
+}
+
+static void scan(struct mroce_share *sh, struct mroce_share_peer *p,
+		 unsigned int n, u64 now)
+{
+	scan_holes(sh, p, n, now, 0);
 }
 
 /* id SHARE-ACTIVE: a sender counts from its first packet, at once. */
@@ -86,6 +93,46 @@ static void departure_test(struct kunit *test)
 	activate(&sh, &p[1], 1200, 1000);
 	KUNIT_EXPECT_TRUE(test, p[1].active);
 	KUNIT_EXPECT_EQ(test, sh.level, MROCE_SHARE_ONE / 2);
+
+	/* A packet newer than the scan's clock (it arrived during the scan). */
+	activate(&sh, &p[0], 1300, 1000);
+	activate(&sh, &p[1], 1300, 1000);
+	scan(&sh, p, 2, 1299);
+	KUNIT_EXPECT_EQ(test, sh.nactive, 2);
+	KUNIT_EXPECT_TRUE(test, p[0].active);
+	KUNIT_EXPECT_TRUE(test, p[1].active);
+}
+
+/*
+ * A sender with a packet missing is waiting to resend it: it stays
+ * active past the hold time and is never taken for limited elsewhere,
+ * so the others are not given its part only to overrun the receiver
+ * when it comes back.
+ */
+static void missing_packet_test(struct kunit *test)
+{
+	struct mroce_share_peer p[2] = {};
+	struct mroce_share sh;
+
+	mroce_share_init(&sh, CAP, HOLD);
+	activate(&sh, &p[0], 1000, 0);
+	activate(&sh, &p[1], 1000, 0);
+	activate(&sh, &p[0], 1049, 30000);
+	activate(&sh, &p[1], 1001, 100);
+	/* p[1] sent little, but has a hole: not satisfied. */
+	scan_holes(&sh, p, 2, 1050, BIT(1));
+	KUNIT_EXPECT_FALSE(test, p[1].satisfied);
+	KUNIT_EXPECT_EQ(test, sh.level, MROCE_SHARE_ONE / 2);
+	/* Silent for 200 us, still with its hole: still active. */
+	activate(&sh, &p[0], 1200, 30000);
+	scan_holes(&sh, p, 2, 1201, BIT(1));
+	KUNIT_EXPECT_TRUE(test, p[1].active);
+	KUNIT_EXPECT_EQ(test, sh.nactive, 2);
+	/* The hole filled: the hold applies again, and it has passed. */
+	activate(&sh, &p[0], 1250, 30000);
+	scan(&sh, p, 2, 1251);
+	KUNIT_EXPECT_FALSE(test, p[1].active);
+	KUNIT_EXPECT_EQ(test, sh.level, MROCE_SHARE_ONE);
 }
 
 /* id SHARE-LEVEL: what a sender limited elsewhere leaves goes to the rest. */
@@ -209,6 +256,28 @@ static void pacer_test(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, burst, 2);
 
+	/*
+	 * Resends go at once but take their credit, as a debt: three of
+	 * them at 1/8 of 8 Gbit/s (a packet per 8 us) hold new packets back
+	 * for their three packets' time, and the new one's own.
+	 */
+	mroce_pacer_charge(&pc);
+	mroce_pacer_charge(&pc);
+	mroce_pacer_charge(&pc);
+	KUNIT_EXPECT_EQ(test, pc.debt, 3 * pc.cost);
+	KUNIT_EXPECT_FALSE(test, mroce_pacer_room(&pc));
+	KUNIT_EXPECT_EQ(test, mroce_pacer_due(&pc), 1000000 + 33);
+	mroce_pacer_refill(&pc, 1000032);
+	KUNIT_EXPECT_EQ(test, pc.debt, 0);
+	KUNIT_EXPECT_FALSE(test, mroce_pacer_room(&pc));
+	mroce_pacer_refill(&pc, 1000033);
+	KUNIT_EXPECT_TRUE(test, mroce_pacer_room(&pc));
+
+	/* The debt is bounded: a window's worth of resends at most. */
+	for (burst = 0; burst < 2 * MROCE_CWND_MAX; burst++)
+		mroce_pacer_charge(&pc);
+	KUNIT_EXPECT_EQ(test, pc.debt, (u64)MROCE_CWND_MAX * pc.cost);
+
 	/* The share lifted: no bound, no wait. */
 	mroce_pacer_set(&pc, MROCE_SHARE_ONE, CAP, 10, 1000, 1000001);
 	KUNIT_EXPECT_TRUE(test, mroce_pacer_room(&pc));
@@ -218,6 +287,7 @@ static void pacer_test(struct kunit *test)
 static struct kunit_case mroce_share_cases[] = {
 	KUNIT_CASE(arrivals_test),
 	KUNIT_CASE(departure_test),
+	KUNIT_CASE(missing_packet_test),
 	KUNIT_CASE(max_min_test),
 	KUNIT_CASE(pacer_test),
 	{}

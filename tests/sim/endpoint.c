@@ -332,7 +332,7 @@ static void tx_resends(struct sim_conn *c, u64 now)
 				continue;	/* acknowledged meanwhile */
 			route = slot->expiries ? mroce_paths_detour(&c->paths, i) : i;
 			queue_data(c, i, c->path[route].sport, slot->ctx, psn);
-			mroce_txpath_resent(&path->tx, psn, now, route != i);
+			mroce_paths_resent(&c->paths, i, psn, now, route);
 			c->ep->st.retransmits++;
 		}
 		path->nresend = 0;
@@ -570,7 +570,9 @@ static void share_scan(struct sim_ep *ep, u64 now)
 		return;
 	for (i = 0; i < ep->nhosts; i++)
 		if (ep->conn[i])
-			mroce_share_scan_peer(&ep->share, &ep->conn[i]->rxshare, now);
+			mroce_share_scan_peer(&ep->share, &ep->conn[i]->rxshare,
+					      now, mroce_rxwin_hole(ep->conn[i]->rx,
+								    MROCE_MAX_PATHS));
 	mroce_share_scan_end(&ep->share, now);
 }
 

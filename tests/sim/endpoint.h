@@ -60,9 +60,8 @@ struct sim_ep_ops {
  * @min_rto_us: module parameter "min_rto_us"
  * @delay_target_us: module parameter "delay_target_us"
  * @gbps: the host's link rate (the RoCEv2 model's line rate)
- * @init_rto_us: a what-if: the retransmission timeout before a path's
- *	first RTT sample, instead of the core's MROCE_RTO_INIT_US; 0: the
- *	core's
+ * @init_rto_us: module parameter "init_rto_us"; 0: its default
+ *	(MROCE_RTO_INIT_US)
  * @capacity_mbps: the host's inbound capacity, which its ACKs give
  *	(module parameter "rx_capacity_mbps"); 0: no share is given
  * @share_hold_us: module parameter "share_hold_us"

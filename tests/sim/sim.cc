@@ -35,7 +35,7 @@ struct Options {
 	unsigned int mtu = 4096;
 	unsigned int min_rto_us = 100;
 	unsigned int delay_target_us = 0;
-	unsigned int init_rto_us = 0;	/* what-if; 0: the core's */
+	unsigned int init_rto_us = 0;	/* 0: the module's default */
 	bool share = false;		/* receivers give their share */
 	double share_hold_rtts = 8;	/* share_hold_us, in base RTTs */
 	std::string fail = "none";	/* link, plane */
@@ -465,7 +465,7 @@ int main(int argc, char **argv)
 	cmd.AddValue("delay-target-us", "delay that counts as a mark (0: off)",
 		     o.delay_target_us);
 	cmd.AddValue("init-rto-us",
-		     "what-if: RTO before a path's first RTT sample (0: the core's)",
+		     "module parameter init_rto_us: RTO before a path's first RTT sample (0: its default)",
 		     o.init_rto_us);
 	cmd.AddValue("share", "receivers give senders their share (mroce)",
 		     o.share);

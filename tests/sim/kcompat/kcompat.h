@@ -84,6 +84,16 @@ static inline void bitmap_zero(unsigned long *map, unsigned int bits)
 	memset(map, 0, BITS_TO_LONGS(bits) * sizeof(unsigned long));
 }
 
+static inline bool bitmap_empty(const unsigned long *map, unsigned int bits)
+{
+	unsigned int i;
+
+	for (i = 0; i < BITS_TO_LONGS(bits); i++)
+		if (map[i])
+			return false;
+	return true;
+}
+
 static inline unsigned long find_first_zero_bit(const unsigned long *map,
 						unsigned long bits)
 {

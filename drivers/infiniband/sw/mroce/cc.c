@@ -236,13 +236,16 @@ static u64 pacer_cost(u32 pkt_bytes)
  */
 void mroce_pacer_refill(struct mroce_pacer *pc, u64 now_us)
 {
+	u64 earned, pay;
+
 	pc->blocked = false;
 	if (!pc->rate || now_us <= pc->stamp_us)
 		return;
-	/* The depth bounds the product: at most 2^40 bits of credit. */
-	pc->credit = min(pc->depth, pc->credit +
-			 min_t(u64, now_us - pc->stamp_us, MROCE_RTO_MAX_US) *
-			 pc->rate);
+	/* A second at most: the product stays well within 64 bits. */
+	earned = min_t(u64, now_us - pc->stamp_us, MROCE_RTO_MAX_US) * pc->rate;
+	pay = min(pc->debt, earned);
+	pc->debt -= pay;
+	pc->credit = min(pc->depth, pc->credit + earned - pay);
 	pc->stamp_us = now_us;
 }
 
@@ -277,9 +280,12 @@ void mroce_pacer_set(struct mroce_pacer *pc, u16 share, u32 capacity_mbps,
 	burst = rate * min(base_rtt_us, MROCE_RTO_MAX_US);
 	pc->cost = pacer_cost(pkt_bytes);
 	pc->depth = max(burst, 2 * pc->cost);
-	if (!pc->rate)
+	if (!pc->rate) {
 		pc->credit = pc->depth;
+		pc->debt = 0;
+	}
 	pc->credit = min(pc->credit, pc->depth);
+	pc->debt = min(pc->debt, (u64)MROCE_CWND_MAX * pc->cost);
 	pc->rate = rate;
 }
 
@@ -292,7 +298,7 @@ void mroce_pacer_set(struct mroce_pacer *pc, u16 share, u32 capacity_mbps,
  */
 bool mroce_pacer_room(struct mroce_pacer *pc)
 {
-	if (!pc->rate || pc->credit >= pc->cost)
+	if (!pc->rate || (!pc->debt && pc->credit >= pc->cost))
 		return true;
 	pc->blocked = true;
 	return false;
@@ -309,6 +315,29 @@ void mroce_pacer_spend(struct mroce_pacer *pc)
 }
 
 /**
+ * mroce_pacer_charge() - a packet was sent again
+ * @pc: the pacer
+ *
+ * A resend does not wait for credit (it replaces a packet already
+ * counted, and holding it back would hold back what the receiver
+ * waits for), but it takes its credit, as a debt if need be, which
+ * new packets then wait for: lost packets are resent within the share,
+ * not on top of it.
+ */
+void mroce_pacer_charge(struct mroce_pacer *pc)
+{
+	if (!pc->rate)
+		return;
+	if (pc->credit >= pc->cost) {
+		pc->credit -= pc->cost;
+		return;
+	}
+	pc->debt = min(pc->debt + pc->cost - pc->credit,
+		       (u64)MROCE_CWND_MAX * pc->cost);
+	pc->credit = 0;
+}
+
+/**
  * mroce_pacer_due() - when a blocked pacer has credit for a packet
  * @pc: the pacer
  *
@@ -318,5 +347,6 @@ u64 mroce_pacer_due(const struct mroce_pacer *pc)
 {
 	if (!pc->blocked || !pc->rate)
 		return 0;
-	return pc->stamp_us + (pc->cost - pc->credit + pc->rate - 1) / pc->rate;
+	return pc->stamp_us +
+	       (pc->debt + pc->cost - pc->credit + pc->rate - 1) / pc->rate;
 }

@@ -94,6 +94,8 @@ void mroce_cc_on_route_back(struct mroce_cc *cc, u32 cwnd);
  * @depth: most credit that builds up
  * @cost: credit a packet takes
  * @credit: credit now
+ * @debt: credit resends took beyond @credit (at most MROCE_CWND_MAX
+ *	packets'), paid before a new packet
  * @stamp_us: when @credit was brought up to date
  * @blocked: a new packet waited for credit in the current send pass
  */
@@ -102,6 +104,7 @@ struct mroce_pacer {
 	u64 depth;
 	u64 cost;
 	u64 credit;
+	u64 debt;
 	u64 stamp_us;
 	bool blocked;
 };
@@ -111,6 +114,7 @@ void mroce_pacer_set(struct mroce_pacer *pc, u16 share, u32 capacity_mbps,
 void mroce_pacer_refill(struct mroce_pacer *pc, u64 now_us);
 bool mroce_pacer_room(struct mroce_pacer *pc);
 void mroce_pacer_spend(struct mroce_pacer *pc);
+void mroce_pacer_charge(struct mroce_pacer *pc);
 u64 mroce_pacer_due(const struct mroce_pacer *pc);
 
 /**

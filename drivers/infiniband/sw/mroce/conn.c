@@ -47,6 +47,11 @@ static unsigned int mroce_min_rto_us = 2000;
 module_param_named(min_rto_us, mroce_min_rto_us, uint, 0644);
 MODULE_PARM_DESC(min_rto_us, "Minimum retransmission timeout, microseconds (default 2000)");
 
+static unsigned int mroce_init_rto_us = MROCE_RTO_INIT_US;
+module_param_named(init_rto_us, mroce_init_rto_us, uint, 0644);
+MODULE_PARM_DESC(init_rto_us,
+		 "Retransmission timeout of a path before its first RTT sample, microseconds (default 100000)");
+
 static unsigned int mroce_delay_target_us = 20000;
 module_param_named(delay_target_us, mroce_delay_target_us, uint, 0644);
 MODULE_PARM_DESC(delay_target_us,
@@ -342,6 +347,8 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 		}
 		mroce_txpath_init(&conn->path[i].tx, mroce_min_rto_us,
 				  mroce_delay_target_us);
+		conn->path[i].tx.rto_us = max(READ_ONCE(mroce_init_rto_us),
+					      conn->path[i].tx.min_rto_us);
 	}
 	conn->mdev = mdev;
 	kref_init(&conn->ref);

@@ -210,6 +210,21 @@ u32 mroce_paths_send(struct mroce_paths *ps, unsigned int i, u64 now_us,
 }
 
 /**
+ * mroce_paths_resent() - a lost packet of path @i was sent again
+ * @ps: the paths
+ * @i: its path
+ * @psn: its sequence number
+ * @now_us: current time
+ * @route: the path whose port it took (mroce_paths_detour()), or @i
+ */
+void mroce_paths_resent(struct mroce_paths *ps, unsigned int i, u32 psn,
+			u64 now_us, unsigned int route)
+{
+	mroce_pacer_charge(&ps->pacer);
+	mroce_txpath_resent(&ps->path[i].tx, psn, now_us, route != i);
+}
+
+/**
  * mroce_paths_detour() - the route for a resend after its path's timeout
  * @ps: the paths
  * @self: the packet's own path

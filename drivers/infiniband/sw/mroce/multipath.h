@@ -125,6 +125,8 @@ void mroce_paths_pass(struct mroce_paths *ps, u64 now_us);
 int mroce_paths_pick(struct mroce_paths *ps);
 u32 mroce_paths_send(struct mroce_paths *ps, unsigned int i, u64 now_us,
 		     void *ctx);
+void mroce_paths_resent(struct mroce_paths *ps, unsigned int i, u32 psn,
+			u64 now_us, unsigned int route);
 unsigned int mroce_paths_detour(struct mroce_paths *ps, unsigned int self);
 u64 mroce_paths_delivered(const struct mroce_paths *ps);
 bool mroce_paths_silent(const struct mroce_paths *ps);

@@ -46,6 +46,21 @@ bool mroce_rxwin_data(struct mroce_rxwin *w, u32 psn, bool ce, bool ack_req);
 void mroce_rxwin_ack(struct mroce_rxwin *w, unsigned int path, u8 *sack,
 		     struct mroce_pkt *pkt);
 
+/*
+ * A packet of one of the @n paths is missing: later ones of its path
+ * arrived, and it did not.
+ */
+static inline bool mroce_rxwin_hole(const struct mroce_rxwin *w,
+				    unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!bitmap_empty(w[i].map, MROCE_SACK_BITS))
+			return true;
+	return false;
+}
+
 enum mroce_slot_state {
 	MROCE_SLOT_FREE,
 	MROCE_SLOT_INFLIGHT,

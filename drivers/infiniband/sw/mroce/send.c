@@ -588,7 +588,7 @@ static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
 			MROCE_CB(skb)->route = route;
 			if (route != i)
 				mroce_count(conn->mdev, MROCE_CNT_DETOURS, 1);
-			mroce_txpath_resent(&path->tx, psn, now, route != i);
+			mroce_paths_resent(&conn->paths, i, psn, now, route);
 			mroce_count(conn->mdev, MROCE_CNT_RETRANSMITS, 1);
 			mroce_count_path(conn->mdev, i, MROCE_PCNT_RETRANSMITS, 1);
 			trace_mroce_retransmit(conn, i, psn);
@@ -615,8 +615,11 @@ static unsigned int tx_new(struct mroce_conn *conn, u64 now,
 		struct sk_buff *skb;
 		u32 psn;
 
-		if (id < 0)
+		if (id < 0) {
+			if (conn->paths.pacer.blocked)
+				mroce_count(conn->mdev, MROCE_CNT_SHARE_WAITS, 1);
 			break;
+		}
 		s = list_first_entry(&conn->tx_streams, struct mroce_stream, tx_node);
 		/* Round robin over streams, one packet each. */
 		list_move_tail(&s->tx_node, &conn->tx_streams);

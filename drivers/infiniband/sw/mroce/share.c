@@ -19,12 +19,14 @@
  * @capacity_mbps: inbound capacity in Mbit/s (at most MROCE_CAPACITY_MAX);
  *	0 if unknown: ACKs then give no share
  * @hold_us: how long a peer stays active after its latest new DATA packet
+ *	(1 us to 1 s)
  */
 void mroce_share_init(struct mroce_share *sh, u32 capacity_mbps, u32 hold_us)
 {
 	memset(sh, 0, sizeof(*sh));
 	sh->capacity_mbps = min(capacity_mbps, MROCE_CAPACITY_MAX);
-	sh->hold_us = max(hold_us, 1U);
+	/* At most a second: a period's bytes times 2^19 stay within 64 bits. */
+	sh->hold_us = clamp(hold_us, 1U, MROCE_RTO_MAX_US);
 	sh->level = MROCE_SHARE_ONE;
 }
 
@@ -96,30 +98,37 @@ bool mroce_share_scan_due(const struct mroce_share *sh, u64 now_us)
  * @sh: the receiver's share
  * @p: the peer
  * @now_us: current time
+ * @hole: a packet of the peer is missing from one of its paths' receive
+ *	windows (mroce_rxwin_hole()): it still has that packet to send
  *
- * A peer silent for the hold time is no longer active (id SHARE-ACTIVE);
- * one active for the whole period is satisfied if it sent less than
- * half the level (id SHARE-LEVEL).
+ * A peer silent for the hold time, with no packet missing, is no longer
+ * active (id SHARE-ACTIVE); one active for the whole period is
+ * satisfied if it sent less than half the level (id SHARE-LEVEL).
  */
 void mroce_share_scan_peer(struct mroce_share *sh, struct mroce_share_peer *p,
-			   u64 now_us)
+			   u64 now_us, bool hole)
 {
-	u64 span = now_us - sh->period_us, rate;
-	u64 bytes = p->bytes;
+	/*
+	 * Signed: a packet that arrived while the caller's scan was under
+	 * way may be newer than @now_us.
+	 */
+	s64 span = now_us - sh->period_us;
+	u64 bytes = p->bytes, rate;
 
 	p->bytes = 0;
 	if (!p->active)
 		return;
-	if (now_us - p->last_us > sh->hold_us) {
+	if ((s64)(now_us - p->last_us) > (s64)sh->hold_us && !hole) {
 		mroce_share_forget(sh, p);
 		return;
 	}
-	if (!sh->capacity_mbps || !span || p->since_us > sh->period_us) {
+	if (!sh->capacity_mbps || span <= 0 || p->since_us > sh->period_us ||
+	    hole) {
 		set_aside(sh, p, false, 0);
 		return;
 	}
 	/* Bytes per microsecond times 8 is Mbit/s. */
-	rate = bytes * 8 * MROCE_SHARE_ONE / span / sh->capacity_mbps;
+	rate = bytes * 8 * MROCE_SHARE_ONE / (u64)span / sh->capacity_mbps;
 	set_aside(sh, p, rate < sh->level / 2, rate);
 }
 

@@ -60,7 +60,7 @@ void mroce_share_activate(struct mroce_share *sh, struct mroce_share_peer *p,
 			  u64 now_us);
 bool mroce_share_scan_due(const struct mroce_share *sh, u64 now_us);
 void mroce_share_scan_peer(struct mroce_share *sh, struct mroce_share_peer *p,
-			   u64 now_us);
+			   u64 now_us, bool hole);
 void mroce_share_scan_end(struct mroce_share *sh, u64 now_us);
 void mroce_share_forget(struct mroce_share *sh, struct mroce_share_peer *p);
 

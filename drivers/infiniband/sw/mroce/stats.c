@@ -42,7 +42,10 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_PEER_RESTARTS] = { .name = "peer_restarts" },
 	[MROCE_CNT_REAPED] = { .name = "connections_reaped" },
 	[MROCE_CNT_TAIL_PROBES] = { .name = "tail_probes" },
+	[MROCE_CNT_SHARE_WAITS] = { .name = "share_waits" },
 	[MROCE_CNT_CONNECTIONS] = { .name = "connections" },
+	[MROCE_CNT_SHARE_SENDERS] = { .name = "share_senders" },
+	[MROCE_CNT_SHARE_LEVEL] = { .name = "share_level" },
 };
 
 static_assert(ARRAY_SIZE(mroce_counter_descs) == MROCE_NUM_COUNTERS);
@@ -132,6 +135,8 @@ int mroce_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	for (i = 0; i < MROCE_NUM_COUNTERS; i++)
 		stats->value[i] = atomic64_read(&mdev->counters[i]);
 	stats->value[MROCE_CNT_CONNECTIONS] = READ_ONCE(mdev->nconns);
+	stats->value[MROCE_CNT_SHARE_SENDERS] = READ_ONCE(mdev->share.nactive);
+	stats->value[MROCE_CNT_SHARE_LEVEL] = READ_ONCE(mdev->share.level);
 	for (k = 0; k < mroce_stat_npaths * MROCE_NUM_PATH_COUNTERS; k++)
 		stats->value[i++] = atomic64_read(&mdev->path_counters
 				[k / MROCE_NUM_PATH_COUNTERS][k % MROCE_NUM_PATH_COUNTERS]);
