@@ -431,6 +431,58 @@ static void expire_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mroce_paths_deadline(ps), 1200);
 }
 
+/*
+ * SHARE-PACE through the paths: an ACK's share paces the connection's
+ * new packets over all its paths together; the wait is a deadline of
+ * the send pass; an ACK that gives no share lifts the bound.
+ */
+static void share_pace_test(struct kunit *test)
+{
+	struct fake_host *h = host_alloc(test);
+	struct mroce_paths *ps = &h->ps;
+	static u8 sack[MROCE_SACK_BITS / 8];
+	struct mroce_pkt pkt = { .type = MROCE_PKT_ACK, .path = 0, .psn = 1,
+				 .sack = sack, .share = MROCE_SHARE_ONE / 2,
+				 .capacity = 8000 };
+	struct mroce_ack_result res;
+	unsigned int sent = 0;
+	int id;
+
+	ps->pkt_bytes = 1000;
+	KUNIT_ASSERT_EQ(test, mroce_paths_pick(ps), 0);
+	mroce_paths_send(ps, 0, 1000, NULL);
+	/* Half of 8 Gbit/s, a 10-us base RTT: bursts of 5 packets less a hair. */
+	KUNIT_ASSERT_EQ(test, mroce_paths_ack(ps, 0, 1010, &pkt, acked_nothing,
+					      NULL, &res), 0);
+	KUNIT_EXPECT_EQ(test, ps->base_rtt_us, 10);
+	mroce_paths_pass(ps, 1010);
+	while ((id = mroce_paths_pick(ps)) >= 0) {
+		mroce_paths_send(ps, id, 1010, NULL);
+		sent++;
+	}
+	KUNIT_EXPECT_EQ(test, sent, 4);
+	/* Over several paths, though each has room for 16: one pace for all. */
+	for (id = 0, sent = 0; id < NPATHS; id++)
+		sent += !!mroce_txpath_inflight(&h->path[id].tx);
+	KUNIT_EXPECT_GE(test, sent, 3);
+	KUNIT_EXPECT_EQ(test, mroce_paths_deadline(ps), 1011);
+	mroce_paths_pass(ps, 1011);
+	KUNIT_EXPECT_GE(test, mroce_paths_pick(ps), 0);
+
+	/* No share given: no bound, no wait. */
+	pkt.psn = 1;
+	pkt.capacity = 0;
+	pkt.share = MROCE_SHARE_ONE;
+	KUNIT_ASSERT_EQ(test, mroce_paths_ack(ps, 0, 1012, &pkt, acked_nothing,
+					      NULL, &res), 0);
+	mroce_paths_pass(ps, 1012);
+	for (sent = 0; sent < 20; sent++) {
+		id = mroce_paths_pick(ps);
+		KUNIT_ASSERT_GE(test, id, 0);
+		mroce_paths_send(ps, id, 1012, NULL);
+	}
+}
+
 static struct kunit_case mroce_multipath_cases[] = {
 	KUNIT_CASE(reverse_failure_test),
 	KUNIT_CASE(dead_plane_test),
@@ -442,6 +494,7 @@ static struct kunit_case mroce_multipath_cases[] = {
 	KUNIT_CASE(spread_test),
 	KUNIT_CASE(rto_seed_test),
 	KUNIT_CASE(expire_test),
+	KUNIT_CASE(share_pace_test),
 	{}
 };
 

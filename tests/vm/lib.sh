@@ -76,6 +76,8 @@
 #                           VM's eth0 IPv4 (default) or IPv6 address, or its
 #                           multipath address, waiting up to 10 s for it to
 #                           appear; fails if none
+#   vm_gid_find DEV GID     the same for any GID (sysfs's form: eight groups
+#                           of four hex digits)
 # Multipath (2-VM runs; every link is a plane between the two VMs):
 #   vm_mp_addr INDEX        the multipath address of VM INDEX: 10.88.0.(INDEX+1)
 #   vm_multipath_setup      put this VM's multipath address on a dummy netdev
@@ -246,7 +248,7 @@ vm_rdma_up() {
 }
 
 vm_gid_index() {
-	local dev=$1 want f i
+	local want
 	if [[ ${2:-4} == 4 ]]; then
 		want=$(printf '0000:0000:0000:0000:0000:ffff:0a4d:%04x' $((MROCE_VM_INDEX + 1)))
 	elif [[ $2 == mp ]]; then
@@ -254,6 +256,11 @@ vm_gid_index() {
 	else
 		want=$(printf 'fd77:0000:0000:0000:0000:0000:0000:%04x' $((MROCE_VM_INDEX + 1)))
 	fi
+	vm_gid_find "$1" "$want"
+}
+
+vm_gid_find() {
+	local dev=$1 want=$2 f i
 	for ((i = 0; i < 100; i++)); do
 		for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
 			[[ $(cat "$f" 2>/dev/null) == "$want" ]] || continue

@@ -35,21 +35,6 @@ fi
 rdma link add "$dev" type mroce netdev eth0 || t_give_up "rdma link add $dev"
 gid=$(vm_gid_index "$dev") || t_give_up "no IPv4 RoCE v2 GID on $dev"
 
-# The GID index of ::ffff:10.77.0.12 on VM1's device.
-second_gid() {
-	local f i
-	for ((i = 0; i < 100; i++)); do
-		for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
-			[[ $(cat "$f" 2>/dev/null) == 0000:0000:0000:0000:0000:ffff:0a4d:000c ]] || continue
-			grep -qs 'RoCE v2' "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/${f##*/}" || continue
-			echo "${f##*/}"
-			return 0
-		done
-		sleep 0.1
-	done
-	return 1
-}
-
 # A run's average goodput in Mbit/s, as perftest reports it.
 mbps() {
 	awk '$1 == 65536 && NF >= 5 { v = sprintf("%.1f", $4 * 1000) }
@@ -97,7 +82,8 @@ if [[ $MROCE_VM_INDEX -eq 0 ]]; then
 	t_run "the share is all of the capacity again" \
 		test "$(vm_counter "$dev" share_level)" -eq 65535
 else
-	g2=$(second_gid) || t_give_up "no GID for 10.77.0.12"
+	g2=$(vm_gid_find "$dev" 0000:0000:0000:0000:0000:ffff:0a4d:000c) ||
+		t_give_up "no GID for 10.77.0.12"
 	vm_get listening 60 >/dev/null
 	waits0=$(vm_counter "$dev" share_waits)
 	timeout $((secs + 60)) "${bw[@]}" -x "$gid" -p 18515 "$(vm_ip 0)" >/tmp/bw1.log 2>&1 &

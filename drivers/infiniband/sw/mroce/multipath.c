@@ -29,7 +29,7 @@
  * Packets found lost join the path's resend list; their sequences are
  * the last @res->lost entries.  An RTT sample also becomes the RTO of
  * the paths without one of their own (id PATH-RTO-SEED), and the
- * receiver's share bounds the paths together (id SHARE-BOUND).
+ * receiver's share paces the paths' new packets (id SHARE-PACE).
  *
  * Return: 0, or -EINVAL for an ACK of sequences never sent (ignored).
  */
@@ -59,10 +59,8 @@ int mroce_paths_ack(struct mroce_paths *ps, unsigned int i, u64 now_us,
 			ps->base_rtt_stamp_us = now_us;
 		}
 	}
-	ps->share = pkt->share;
-	ps->capacity_mbps = pkt->capacity;
-	mroce_pacer_set(&ps->pacer, ps->share, ps->capacity_mbps,
-			ps->base_rtt_us, ps->pkt_bytes, now_us);
+	mroce_pacer_set(&ps->pacer, pkt->share, pkt->capacity, ps->base_rtt_us,
+			ps->pkt_bytes, now_us);
 	return 0;
 }
 

@@ -74,13 +74,11 @@ struct mroce_paths_ops {
  * @detour_rr: rotates the choice of route for detoured resends
  * @ops: the host's routing
  * @pkt_bytes: bytes of a full DATA packet, headers included (the host's)
- * @share: the share the receiver's latest ACK gave, in 1/MROCE_SHARE_ONE
- *	of @capacity_mbps
- * @capacity_mbps: the receiver's inbound capacity, by its latest ACK
  * @base_rtt_us: the smallest RTT sample of any path within
  *	MROCE_MIN_RTT_WIN_US; 0 until one
  * @base_rtt_stamp_us: when it was taken
- * @pacer: new packets' rate under the share
+ * @pacer: new packets' rate under the share the receiver's latest ACK
+ *	gave
  */
 struct mroce_paths {
 	struct mroce_path *path;
@@ -89,8 +87,6 @@ struct mroce_paths {
 	unsigned int detour_rr;
 	const struct mroce_paths_ops *ops;
 	u32 pkt_bytes;
-	u16 share;
-	u32 capacity_mbps;
 	u32 base_rtt_us;
 	u64 base_rtt_stamp_us;
 	struct mroce_pacer pacer;
