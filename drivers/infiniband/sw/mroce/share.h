@@ -4,8 +4,7 @@
  * share"): how a node divides its inbound capacity among the peers that
  * send to it, max-min fairly, and the share each ACK then carries.
  * Pure logic, like cc.c: times and byte counts come in as arguments, and
- * the caller owns the locking (the kernel's is described in share.c's
- * users, receive.c and conn.c).
+ * the caller owns the locking (the kernel's is described in fairshare.c).
  */
 #ifndef MROCE_SHARE_H
 #define MROCE_SHARE_H
@@ -19,7 +18,8 @@
  * @last_us: arrival of its latest new DATA packet
  * @since_us: when it became active
  * @bytes: DATA payload bytes it delivered in the current period
- * @active: it has sent new DATA within the hold time (id SHARE-ACTIVE)
+ * @active: it has sent new DATA within the hold time, or has a packet
+ *	missing (id SHARE-ACTIVE)
  * @satisfied: the latest period found it sending below half the level:
  *	what limits it is elsewhere, and its rate is set aside for it
  * @rate: its rate over the latest period, in units of the capacity's
