@@ -568,11 +568,15 @@ static void share_scan(struct sim_ep *ep, u64 now)
 
 	if (!mroce_share_scan_due(&ep->share, now))
 		return;
-	for (i = 0; i < ep->nhosts; i++)
-		if (ep->conn[i])
-			mroce_share_scan_peer(&ep->share, &ep->conn[i]->rxshare,
-					      now, mroce_rxwin_hole(ep->conn[i]->rx,
-								    MROCE_MAX_PATHS));
+	for (i = 0; i < ep->nhosts; i++) {
+		struct sim_conn *c = ep->conn[i];
+
+		if (c)
+			mroce_share_scan_peer(&ep->share, &c->rxshare, now,
+					      c->rxshare.active &&
+					      mroce_rxwin_hole(c->rx,
+							       MROCE_MAX_PATHS));
+	}
 	mroce_share_scan_end(&ep->share, now);
 }
 

@@ -37,7 +37,9 @@ static void mroce_share_scan(struct work_struct *work)
 	hash_for_each_rcu(mdev->conns, bkt, conn, node) {
 		spin_lock_bh(&conn->lock);
 		spin_lock(&mdev->share_lock);
+		/* Only an active peer's windows matter: read no others. */
 		mroce_share_scan_peer(&mdev->share, &conn->rxshare, now,
+				      conn->rxshare.active &&
 				      mroce_rxwin_hole(conn->rx, MROCE_MAX_PATHS));
 		spin_unlock(&mdev->share_lock);
 		spin_unlock_bh(&conn->lock);
