@@ -3,7 +3,8 @@
  * KUnit tests for mroce's congestion control (cc.c), driven through its
  * hooks alone, as path.c drives it: growth, ECN and delay marks, timeouts
  * with and without a dead route, undo of a spurious timeout, a route
- * change and return, and a restart of the sequence space.  path_test.c
+ * change and return, a restart of the sequence space, and congestive
+ * loss told from random loss.  path_test.c
  * covers the same behaviour as seen through a path's ACKs.
  */
 #include <kunit/test.h>
@@ -166,6 +167,119 @@ static void restart_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, ack(&cc, 0, 10, 1, 1, 700, 2000));
 }
 
+/* Epochs of 128 packets, @lost[k] of epoch k lost: the verdicts. */
+static void epochs(struct mroce_lossmon *lm, const u8 *lost, unsigned int n,
+		   unsigned int *congestive)
+{
+	enum mroce_loss_verdict v;
+	unsigned int k;
+
+	*congestive = 0;
+	for (k = 0; k < n; k++) {
+		mroce_lossmon_lost(lm, lost[k]);
+		v = mroce_lossmon_acked(lm, MROCE_LOSS_EPOCH_PKTS - lost[k] - 1);
+		/* One packet short of the epoch: it goes on. */
+		if (v != MROCE_LOSS_COUNTING)
+			return;
+		v = mroce_lossmon_acked(lm, 1);
+		*congestive += v == MROCE_LOSS_CONGESTIVE;
+	}
+}
+
+/*
+ * CC-LOSS: loss at a steady 10% is random from the start, and the floor
+ * learns it; on a link that loses nothing else, the floor sinks and a
+ * burst of three is congestive; bursts that come back again and again
+ * stay congestive, however many.
+ */
+static void lossmon_test(struct kunit *test)
+{
+	static const u8 steady[] = { 13, 12, 13, 14, 11, 13, 12, 14, 12, 14 };
+	static const u8 quiet[] = { 0 };
+	struct mroce_lossmon lm;
+	unsigned int k, c;
+	u8 bursts[64];
+
+	mroce_lossmon_init(&lm);
+	KUNIT_EXPECT_EQ(test, lm.floor, MROCE_LOSS_FLOOR_INIT);
+	for (k = 0; k < 10; k++) {
+		epochs(&lm, steady, ARRAY_SIZE(steady), &c);
+		KUNIT_EXPECT_EQ(test, c, 0);
+	}
+	/* 12.8 of 128: 0.1 of MROCE_ALPHA_ONE, within a few percent */
+	KUNIT_EXPECT_GT(test, lm.floor, MROCE_ALPHA_ONE / 11);
+	KUNIT_EXPECT_LT(test, lm.floor, MROCE_ALPHA_ONE / 9);
+	KUNIT_EXPECT_EQ(test, lm.hold, 0);
+
+	mroce_lossmon_init(&lm);
+	for (k = 0; k < 40; k++)
+		epochs(&lm, quiet, 1, &c);
+	KUNIT_EXPECT_LT(test, lm.floor, MROCE_ALPHA_ONE / 1000);
+	bursts[0] = 2;
+	epochs(&lm, bursts, 1, &c);
+	KUNIT_EXPECT_EQ(test, c, 0);
+	bursts[0] = 3;
+	epochs(&lm, bursts, 1, &c);
+	KUNIT_EXPECT_EQ(test, c, 1);
+	KUNIT_EXPECT_EQ(test, lm.hold, MROCE_LOSS_HOLD_EPOCHS);
+	/* The hold runs out over quiet epochs. */
+	for (k = 0; k < MROCE_LOSS_HOLD_EPOCHS; k++) {
+		KUNIT_EXPECT_NE(test, lm.hold, 0);
+		epochs(&lm, quiet, 1, &c);
+	}
+	KUNIT_EXPECT_EQ(test, lm.hold, 0);
+
+	/* A queue overflowing every fourth epoch, a third of it lost. */
+	for (k = 0; k < ARRAY_SIZE(bursts); k++)
+		bursts[k] = k % 4 ? 0 : 21;
+	epochs(&lm, bursts, ARRAY_SIZE(bursts), &c);
+	KUNIT_EXPECT_EQ(test, c, ARRAY_SIZE(bursts) / 4);
+	KUNIT_EXPECT_LT(test, lm.floor, MROCE_ALPHA_ONE / 16);
+
+	/* The epoch counts lost packets too; it ends at 128 in all. */
+	mroce_lossmon_init(&lm);
+	mroce_lossmon_lost(&lm, 60);
+	KUNIT_EXPECT_EQ(test, mroce_lossmon_acked(&lm, 67), MROCE_LOSS_COUNTING);
+	KUNIT_EXPECT_EQ(test, mroce_lossmon_acked(&lm, 1), MROCE_LOSS_CONGESTIVE);
+	/* The floor learns the bound, 2 x (128 / 8 + 1), not the 60 lost. */
+	KUNIT_EXPECT_EQ(test, lm.floor, MROCE_LOSS_FLOOR_INIT * 7 / 8 +
+			(34 * MROCE_ALPHA_ONE / 128) / 8);
+}
+
+/*
+ * CC-LOSS's reaction on a path: half the window, once per window of
+ * data; then growth shared among the connection's paths.
+ */
+static void congestive_loss_test(struct kunit *test)
+{
+	struct mroce_cc cc;
+
+	mroce_cc_init(&cc, 0);
+	KUNIT_EXPECT_EQ(test, cc.ai_paths, 1);
+	cc.cwnd = 41;
+	KUNIT_EXPECT_TRUE(test, mroce_cc_on_congestive_loss(&cc, 10, 60));
+	KUNIT_EXPECT_EQ(test, cc.cwnd, 21);
+	KUNIT_EXPECT_EQ(test, cc.ssthresh, 21);
+	/* Not again for the packets sent before the cut, nor for a mark. */
+	KUNIT_EXPECT_FALSE(test, mroce_cc_on_congestive_loss(&cc, 59, 70));
+	KUNIT_EXPECT_FALSE(test, ack(&cc, 59, 70, 1, 1, 0, 1000));
+	KUNIT_EXPECT_EQ(test, cc.cwnd, 21);
+	KUNIT_EXPECT_TRUE(test, mroce_cc_on_congestive_loss(&cc, 60, 70));
+	KUNIT_EXPECT_EQ(test, cc.cwnd, 11);
+	cc.cwnd = 1;
+	mroce_cc_on_congestive_loss(&cc, 70, 71);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, 1);
+
+	/* Four paths: four windows of ACKs for one packet more. */
+	cc.cwnd = 10;
+	cc.ssthresh = 10;
+	cc.ai_paths = 4;
+	ack(&cc, 71, 80, 39, 0, 0, 2000);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, 10);
+	ack(&cc, 71, 80, 1, 0, 0, 2000);
+	KUNIT_EXPECT_EQ(test, cc.cwnd, 11);
+}
+
 static struct kunit_case mroce_cc_cases[] = {
 	KUNIT_CASE(growth_test),
 	KUNIT_CASE(ecn_once_per_window_test),
@@ -173,6 +287,8 @@ static struct kunit_case mroce_cc_cases[] = {
 	KUNIT_CASE(timeout_and_undo_test),
 	KUNIT_CASE(route_back_test),
 	KUNIT_CASE(restart_test),
+	KUNIT_CASE(lossmon_test),
+	KUNIT_CASE(congestive_loss_test),
 	{}
 };
 

@@ -72,9 +72,7 @@ static struct fake_host *host_alloc(struct kunit *test)
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, h);
-	h->ps.path = h->path;
-	h->ps.n = NPATHS;
-	h->ps.ops = &fake_ops;
+	mroce_paths_init(&h->ps, h->path, NPATHS, &fake_ops, 0, false);
 	h->sports = none;
 	h->nsports = 1;
 	for (i = 0; i < NPATHS; i++) {
@@ -483,6 +481,53 @@ static void share_pace_test(struct kunit *test)
 	}
 }
 
+/*
+ * CC-LOSS through the paths: an epoch of 128 packets whose losses pass
+ * the floor's bound halves every path's window, not only the lossy
+ * one's, and their growth is shared among them; with the reaction off
+ * (module parameter congestive_loss), the same epoch cuts nothing.
+ */
+static void congestive_loss_test(struct kunit *test)
+{
+	static u8 sack[MROCE_SACK_BITS / 8];
+	struct mroce_pkt pkt = { .type = MROCE_PKT_ACK, .path = 0, .psn = 0,
+				 .sack = sack, .share = MROCE_SHARE_ONE };
+	struct mroce_ack_result res;
+	struct fake_host *h;
+	unsigned int i, b;
+	bool on;
+
+	/* Sequences 0-39 lost, 40-127 acknowledged: bits 39-126. */
+	memset(sack, 0, sizeof(sack));
+	for (b = 39; b < 127; b++)
+		sack[b / 8] |= 1U << (b % 8);
+	for (on = false; ; on = true) {
+		h = host_alloc(test);
+		h->ps.loss_cc = on;
+		for (i = 0; i < 128; i++)
+			mroce_txpath_send(&h->path[0].tx, 1000, NULL);
+		KUNIT_ASSERT_EQ(test, mroce_paths_ack(&h->ps, 0, 1100, &pkt,
+						      acked_nothing, NULL,
+						      &res), 0);
+		KUNIT_EXPECT_EQ(test, res.acked, 88);
+		KUNIT_EXPECT_EQ(test, res.lost, 40);
+		/* 40 > 2 x (128 / 8 + 1): congestive; the epoch starts over. */
+		KUNIT_EXPECT_EQ(test, res.loss_cuts, on ? NPATHS : 0);
+		KUNIT_EXPECT_EQ(test, h->ps.lossmon.acked + h->ps.lossmon.lost, 0);
+		for (i = 0; i < NPATHS; i++) {
+			/* Path 0 grew first, in slow start, by what it acked. */
+			u32 cwnd = MROCE_CWND_INIT + (i ? 0 : 88);
+
+			KUNIT_EXPECT_EQ(test, h->path[i].tx.cc.cwnd,
+					on ? cwnd - cwnd / 2 : cwnd);
+			KUNIT_EXPECT_EQ(test, h->path[i].tx.cc.ai_paths,
+					on ? NPATHS : 1);
+		}
+		if (on)
+			break;
+	}
+}
+
 static struct kunit_case mroce_multipath_cases[] = {
 	KUNIT_CASE(reverse_failure_test),
 	KUNIT_CASE(dead_plane_test),
@@ -495,6 +540,7 @@ static struct kunit_case mroce_multipath_cases[] = {
 	KUNIT_CASE(rto_seed_test),
 	KUNIT_CASE(expire_test),
 	KUNIT_CASE(share_pace_test),
+	KUNIT_CASE(congestive_loss_test),
 	{}
 };
 

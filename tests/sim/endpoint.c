@@ -133,10 +133,9 @@ static struct sim_conn *conn_get(struct sim_ep *ep, unsigned int peer)
 	c->ep = ep;
 	c->peer = peer;
 	c->path = sim_xcalloc(ep->cfg.paths, sizeof(*c->path));
-	c->paths.path = c->path;
-	c->paths.n = ep->cfg.paths;
-	c->paths.ops = &sim_paths_ops;
-	c->paths.pkt_bytes = ep->cfg.mtu + MROCE_ENCAP_OVERHEAD;
+	mroce_paths_init(&c->paths, c->path, ep->cfg.paths, &sim_paths_ops,
+			 ep->cfg.mtu + MROCE_ENCAP_OVERHEAD,
+			 ep->cfg.congestive_loss);
 	for (i = 0; i < c->paths.n; i++) {
 		mroce_txpath_init(&c->path[i].tx, ep->cfg.min_rto_us,
 				  ep->cfg.delay_target_us);
@@ -554,6 +553,7 @@ static void rx_ack(struct sim_conn *c, const struct mroce_pkt *pkt, u16 sport,
 			     &res)) {
 		c->ep->st.lost += res.lost;
 		c->ep->st.ecn_cuts += res.congested;
+		c->ep->st.loss_cuts += res.loss_cuts;
 	}
 	if ((pkt->flags & MROCE_F_ROUTE) && path->home_sport &&
 	    sport == path->home_sport &&

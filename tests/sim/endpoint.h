@@ -65,6 +65,7 @@ struct sim_ep_ops {
  * @capacity_mbps: the host's inbound capacity, which its ACKs give
  *	(module parameter "rx_capacity_mbps"); 0: no share is given
  * @share_hold_us: module parameter "share_hold_us"
+ * @congestive_loss: module parameter "congestive_loss"
  */
 struct sim_ep_config {
 	unsigned int paths;
@@ -75,6 +76,7 @@ struct sim_ep_config {
 	unsigned int init_rto_us;
 	unsigned int capacity_mbps;
 	unsigned int share_hold_us;
+	bool congestive_loss;
 };
 
 /**
@@ -99,6 +101,7 @@ struct sim_ep_config {
  * @tail_probes: packets sent again to draw an ACK (PATH-TLP)
  * @paced: send passes whose new packets waited for the receiver's share
  *	(SHARE-PACE)
+ * @loss_cuts: window decreases for congestive loss (CC-LOSS)
  */
 struct sim_ep_stats {
 	uint64_t tx_data;
@@ -119,6 +122,7 @@ struct sim_ep_stats {
 	uint64_t conns;
 	uint64_t tail_probes;
 	uint64_t paced;
+	uint64_t loss_cuts;
 };
 
 /* Add @s's counters to @sum's: every field is a uint64_t counter. */

@@ -38,6 +38,7 @@ struct Options {
 	unsigned int init_rto_us = 0;	/* 0: the module's default */
 	bool share = false;		/* receivers give their share */
 	double share_hold_rtts = 8;	/* share_hold_us, in base RTTs */
+	bool congestive_loss = true;	/* module parameter congestive_loss */
 	std::string fail = "none";	/* link, plane */
 	double fail_at_us = 0;
 	double repair_at_us = 0;
@@ -164,7 +165,8 @@ Host::Host(unsigned int id, Fabric *fabric, const Options &o, Workload *w)
 	  m_buf(o.transport->max_hdr)
 {
 	sim_ep_config cfg = { o.paths, o.mtu, o.min_rto_us, o.delay_target_us,
-			      o.fabric.gbps, o.init_rto_us, 0, 0 };
+			      o.fabric.gbps, o.init_rto_us, 0, 0,
+			      o.congestive_loss };
 
 	/* A host's inbound capacity is all its NICs'. */
 	if (o.share) {
@@ -472,6 +474,9 @@ int main(int argc, char **argv)
 	cmd.AddValue("share-hold-rtts",
 		     "how long a quiet sender keeps its share, in base RTTs",
 		     o.share_hold_rtts);
+	cmd.AddValue("congestive-loss",
+		     "module parameter congestive_loss: loss well above the usual cuts windows (mroce)",
+		     o.congestive_loss);
 	cmd.AddValue("fail", "none, link (plane 0, leaf 0 to spine 0), plane (0)",
 		     o.fail);
 	cmd.AddValue("fail-at-us", "when it fails", o.fail_at_us);
@@ -540,15 +545,16 @@ int main(int argc, char **argv)
 			  (fabric.LinkBps() * o.fabric.planes) * 1e6;
 	double t = work.Done() ? work.FinishUs() : o.limit_ms * 1e3;
 
-	printf("transport=%s workload=%s hosts=%u planes=%u gbps=%g loss=%g "
-	       "init_rto_us=%u share=%d fail=%s done=%d exact=%d time_us=%.1f ideal_us=%.1f frac=%.4f "
+	printf("transport=%s workload=%s hosts=%u senders=%u planes=%u gbps=%g loss=%g "
+	       "init_rto_us=%u share=%d closs=%d fail=%s done=%d exact=%d time_us=%.1f ideal_us=%.1f frac=%.4f "
 	       "base_rtt_us=%.2f goodput_gbps=%.2f conns=%llu tx_data=%llu retransmits=%llu "
 	       "timeouts=%llu sack_lost=%llu tail_probes=%llu rerolls=%llu returns=%llu "
 	       "ecn_cuts=%llu marks=%llu switch_drops=%llu host_drops=%llu "
-	       "link_drops=%llu peak_queue=%llu paced=%llu events=%llu wall_s=%.2f "
+	       "link_drops=%llu peak_queue=%llu paced=%llu loss_cuts=%llu events=%llu wall_s=%.2f "
 	       "events_per_s=%.0f\n",
-	       o.transport->name, o.workload.c_str(), o.fabric.hosts, o.fabric.planes, o.fabric.gbps,
-	       o.fabric.loss, o.init_rto_us, o.share, o.fail.c_str(), work.Done(), ok, t, ideal_us,
+	       o.transport->name, o.workload.c_str(), o.fabric.hosts, o.senders,
+	       o.fabric.planes, o.fabric.gbps,
+	       o.fabric.loss, o.init_rto_us, o.share, o.congestive_loss, o.fail.c_str(), work.Done(), ok, t, ideal_us,
 	       ideal_us / t, fabric.BaseRttUs(o.mtu + 64, 56),
 	       work.TotalBytes() * 8 / (t * 1e3),
 	       (unsigned long long)sum.conns,
@@ -564,6 +570,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)fabric.LinkDrops(),
 	       (unsigned long long)fabric.PeakQueue(),
 	       (unsigned long long)sum.paced,
+	       (unsigned long long)sum.loss_cuts,
 	       (unsigned long long)events, wall, events / wall);
 	if (o.check && !ok)
 		fprintf(stderr, "mroce-sim: host %u: delivered %llu of %llu "

@@ -5,8 +5,9 @@
  * restored when a timeout proves spurious (Documentation/
  * wire-protocol.rst, "Congestion control").
  *
- * Loss is not among the inputs: on a lossy fabric, losing a packet says
- * little about load, so path.c only sends it again.
+ * One packet lost says little about load on a lossy fabric, so path.c
+ * only sends it again; a connection losing well beyond what it loses
+ * anyway is congested (mroce_lossmon_acked()).
  */
 #include <linux/minmax.h>
 #include <linux/string.h>
@@ -24,6 +25,7 @@ void mroce_cc_init(struct mroce_cc *cc, u32 delay_target_us)
 	memset(cc, 0, sizeof(*cc));
 	cc->cwnd = MROCE_CWND_INIT;
 	cc->ssthresh = MROCE_CWND_MAX;
+	cc->ai_paths = 1;
 	/* Until measured, a mark is taken as seriously as loss in TCP. */
 	cc->alpha = MROCE_ALPHA_ONE;
 	cc->delay_target_us = delay_target_us;
@@ -50,23 +52,31 @@ void mroce_cc_restart(struct mroce_cc *cc)
 }
 
 /*
- * Multiplicative decrease, at most once per window of data, by half the
- * marked fraction (RFC 8257): a queue that marks a few packets per window
- * costs a few percent of the window, one that marks them all halves it.
+ * Multiplicative decrease by @cut packets, at most once per window of
+ * data; the window stays at least 1.
  */
-static bool cwnd_decrease(struct mroce_cc *cc, const struct mroce_cc_ack *ack)
+static bool cwnd_cut(struct mroce_cc *cc, u32 una, u32 nxt, u32 cut)
 {
-	u32 cut;
-
-	if (mroce_seq_before(ack->una, cc->recover))
+	if (mroce_seq_before(una, cc->recover))
 		return false;
-	cut = max_t(u32, (u64)cc->cwnd * cc->alpha / (2 * MROCE_ALPHA_ONE), 1U);
 	cc->cwnd = max(cc->cwnd - min(cut, cc->cwnd), 1U);
 	cc->ssthresh = max(cc->cwnd, 2U);
 	cc->cwnd_acc = 0;
-	cc->recover = ack->nxt;
+	cc->recover = nxt;
 	cc->undo_valid = false;	/* real congestion: nothing to undo */
 	return true;
+}
+
+/*
+ * For marks, by half the marked fraction (RFC 8257): a queue that marks
+ * a few packets per window costs a few percent of the window, one that
+ * marks them all halves it.
+ */
+static bool cwnd_decrease(struct mroce_cc *cc, const struct mroce_cc_ack *ack)
+{
+	u32 cut = (u64)cc->cwnd * cc->alpha / (2 * MROCE_ALPHA_ONE);
+
+	return cwnd_cut(cc, ack->una, ack->nxt, max(cut, 1U));
 }
 
 /*
@@ -117,8 +127,8 @@ static void cwnd_increase(struct mroce_cc *cc, unsigned int acked)
 		cc->cwnd += acked;
 	} else {
 		cc->cwnd_acc += acked;
-		while (cc->cwnd_acc >= cc->cwnd) {
-			cc->cwnd_acc -= cc->cwnd;
+		while (cc->cwnd_acc >= cc->cwnd * cc->ai_paths) {
+			cc->cwnd_acc -= cc->cwnd * cc->ai_paths;
 			cc->cwnd++;
 		}
 	}
@@ -143,6 +153,22 @@ bool mroce_cc_on_ack(struct mroce_cc *cc, const struct mroce_cc_ack *ack,
 	if (ack->acked)
 		cwnd_increase(cc, ack->acked);
 	return false;
+}
+
+/**
+ * mroce_cc_on_congestive_loss() - the connection's loss was congestive
+ * @cc: the state of one of its paths
+ * @una: the path's oldest unacknowledged sequence
+ * @nxt: the path's next new sequence
+ *
+ * Halves the window, as TCP does on loss (id CC-LOSS): a queue that
+ * drops rather than marks has shown the rate too high.
+ *
+ * Return: true if the window was decreased.
+ */
+bool mroce_cc_on_congestive_loss(struct mroce_cc *cc, u32 una, u32 nxt)
+{
+	return cwnd_cut(cc, una, nxt, max(cc->cwnd / 2, 1U));
 }
 
 /**
@@ -218,6 +244,63 @@ void mroce_cc_on_route_back(struct mroce_cc *cc, u32 cwnd)
 {
 	cc->cwnd = clamp(cwnd, cc->cwnd, MROCE_CWND_MAX);
 	cc->cwnd_acc = 0;
+}
+
+/**
+ * mroce_lossmon_init() - the loss monitor of a new connection
+ * @lm: the monitor
+ *
+ * The floor starts where random loss is common, so a lossy link's first
+ * epochs are not taken for congestion; an overflowing queue's losses
+ * still are, and the floor sinks on a link that loses nothing else.
+ */
+void mroce_lossmon_init(struct mroce_lossmon *lm)
+{
+	memset(lm, 0, sizeof(*lm));
+	lm->floor = MROCE_LOSS_FLOOR_INIT;
+}
+
+/**
+ * mroce_lossmon_acked() - packets of the connection were acknowledged
+ * @lm: the connection's loss monitor
+ * @acked: their number
+ *
+ * Judges an epoch once it holds MROCE_LOSS_EPOCH_PKTS packets
+ * acknowledged or lost (id CC-LOSS), then learns the floor from it.
+ *
+ * Return: the verdict.
+ */
+enum mroce_loss_verdict mroce_lossmon_acked(struct mroce_lossmon *lm,
+					    unsigned int acked)
+{
+	u64 lost, bound;
+	u32 n, frac;
+	bool congestive;
+
+	lm->acked += acked;
+	n = lm->acked + lm->lost;
+	if (n < MROCE_LOSS_EPOCH_PKTS)
+		return MROCE_LOSS_COUNTING;
+	/*
+	 * Over twice the loss the floor predicts, and two packets more.  The
+	 * floor learns no more than that bound from an epoch: an overflowing
+	 * queue's bursts would raise it until they passed for random.
+	 */
+	lost = (u64)lm->lost * MROCE_ALPHA_ONE;
+	bound = 2 * ((u64)lm->floor * n + MROCE_ALPHA_ONE);
+	congestive = lost > bound;
+	frac = min(lost, bound) / n;
+	lm->floor = min_t(u32, lm->floor - (lm->floor >> MROCE_LOSS_FLOOR_SHIFT) +
+			  (frac >> MROCE_LOSS_FLOOR_SHIFT), MROCE_LOSS_FLOOR_MAX);
+	lm->acked = 0;
+	lm->lost = 0;
+	if (congestive) {
+		lm->hold = MROCE_LOSS_HOLD_EPOCHS;
+		return MROCE_LOSS_CONGESTIVE;
+	}
+	if (lm->hold)
+		lm->hold--;
+	return MROCE_LOSS_RANDOM;
 }
 
 /* Credit of one packet, in the pacer's units: bits times MROCE_SHARE_ONE. */

@@ -42,6 +42,8 @@
  * @undo_cwnd: @cwnd before the first timeout of the current episode
  * @undo_ssthresh: @ssthresh before it
  * @undo_valid: the episode's window cut may still be undone
+ * @ai_paths: paths of the connection the additive increase is shared
+ *	among: 1, or all of them after congestive loss (id CC-LOSS)
  */
 struct mroce_cc {
 	u32 cwnd;
@@ -58,6 +60,7 @@ struct mroce_cc {
 	u32 undo_cwnd;
 	u32 undo_ssthresh;
 	bool undo_valid;
+	u32 ai_paths;
 };
 
 /**
@@ -82,10 +85,53 @@ void mroce_cc_init(struct mroce_cc *cc, u32 delay_target_us);
 void mroce_cc_restart(struct mroce_cc *cc);
 bool mroce_cc_on_ack(struct mroce_cc *cc, const struct mroce_cc_ack *ack,
 		     unsigned int *delayed);
+bool mroce_cc_on_congestive_loss(struct mroce_cc *cc, u32 una, u32 nxt);
 void mroce_cc_on_spurious_timeout(struct mroce_cc *cc);
 void mroce_cc_on_timeout(struct mroce_cc *cc, u32 nxt, bool first, bool dead);
 void mroce_cc_on_new_route(struct mroce_cc *cc);
 void mroce_cc_on_route_back(struct mroce_cc *cc, u32 cwnd);
+
+/**
+ * struct mroce_lossmon - a connection's losses, told congestive or random
+ * @acked: packets acknowledged in the current epoch
+ * @lost: packets found lost in it
+ * @floor: the fraction of packets the connection loses whatever its
+ *	rate, learnt over epochs, in units of 1/MROCE_ALPHA_ONE
+ * @hold: epochs its paths still grow together after congestive loss
+ */
+struct mroce_lossmon {
+	u32 acked;
+	u32 lost;
+	u32 floor;
+	u32 hold;
+};
+
+/**
+ * enum mroce_loss_verdict - what mroce_lossmon_acked() found
+ * @MROCE_LOSS_COUNTING: the epoch goes on
+ * @MROCE_LOSS_RANDOM: it ended, its loss within what the floor explains
+ * @MROCE_LOSS_CONGESTIVE: it ended, its loss well above the floor
+ */
+enum mroce_loss_verdict {
+	MROCE_LOSS_COUNTING,
+	MROCE_LOSS_RANDOM,
+	MROCE_LOSS_CONGESTIVE,
+};
+
+void mroce_lossmon_init(struct mroce_lossmon *lm);
+enum mroce_loss_verdict mroce_lossmon_acked(struct mroce_lossmon *lm,
+					    unsigned int acked);
+
+/**
+ * mroce_lossmon_lost() - packets of the connection were found lost
+ * @lm: the connection's loss monitor
+ * @lost: their number
+ */
+static inline void mroce_lossmon_lost(struct mroce_lossmon *lm,
+				      unsigned int lost)
+{
+	lm->lost += lost;
+}
 
 /**
  * struct mroce_pacer - a connection's rate under the receiver's share

@@ -57,6 +57,17 @@ module_param_named(delay_target_us, mroce_delay_target_us, uint, 0644);
 MODULE_PARM_DESC(delay_target_us,
 		 "Queueing delay above a path's base RTT taken as congestion, microseconds; 0: off (default 20000)");
 
+static bool mroce_congestive_loss = true;
+module_param_named(congestive_loss, mroce_congestive_loss, bool, 0644);
+MODULE_PARM_DESC(congestive_loss,
+		 "Loss well above a connection's usual rate cuts its windows (default Y)");
+
+/* Module parameter congestive_loss, read as each ACK is applied. */
+bool mroce_conn_loss_cc(void)
+{
+	return READ_ONCE(mroce_congestive_loss);
+}
+
 u64 mroce_now_us(void)
 {
 	return div_u64(ktime_get_ns(), NSEC_PER_USEC);
@@ -334,10 +345,9 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 	conn->dst = kcalloc(n, sizeof(*conn->dst), GFP_KERNEL);
 	if (!conn->dst)
 		goto err;
-	conn->paths.path = conn->path;
-	conn->paths.n = n;
-	conn->paths.ops = &mroce_conn_paths_ops;
-	conn->paths.pkt_bytes = READ_ONCE(mdev->link_payload) + MROCE_ENCAP_OVERHEAD;
+	mroce_paths_init(&conn->paths, conn->path, n, &mroce_conn_paths_ops,
+			 READ_ONCE(mdev->link_payload) + MROCE_ENCAP_OVERHEAD,
+			 mroce_conn_loss_cc());
 	for (i = 0; i < n; i++) {
 		if (dst_cache_init(&conn->dst[i].dst, GFP_KERNEL))
 			goto err;

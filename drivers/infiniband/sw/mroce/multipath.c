@@ -17,6 +17,51 @@
 #include "multipath.h"
 
 /**
+ * mroce_paths_init() - a new connection's paths
+ * @ps: the paths
+ * @path: @n path records, zeroed; the caller initializes each one's send
+ *	side (mroce_txpath_init()) and port (mroce_paths_choose_port())
+ * @n: their number
+ * @ops: the host's routing
+ * @pkt_bytes: bytes of a full DATA packet, headers included
+ * @loss_cc: congestive loss cuts windows (id CC-LOSS)
+ */
+void mroce_paths_init(struct mroce_paths *ps, struct mroce_path *path,
+		      unsigned int n, const struct mroce_paths_ops *ops,
+		      u32 pkt_bytes, bool loss_cc)
+{
+	ps->path = path;
+	ps->n = n;
+	ps->ops = ops;
+	ps->pkt_bytes = pkt_bytes;
+	ps->loss_cc = loss_cc;
+	mroce_lossmon_init(&ps->lossmon);
+}
+
+/*
+ * An epoch of the connection's packets may end: if its loss was
+ * congestive, every path halves its window, and the paths grow as one
+ * while the connection's loss stays suspect (id CC-LOSS).
+ */
+static unsigned int paths_epoch(struct mroce_paths *ps, unsigned int acked)
+{
+	enum mroce_loss_verdict v = mroce_lossmon_acked(&ps->lossmon, acked);
+	unsigned int j, cuts = 0;
+
+	if (v == MROCE_LOSS_COUNTING)
+		return 0;
+	for (j = 0; j < ps->n; j++) {
+		struct mroce_txpath *tx = &ps->path[j].tx;
+
+		if (ps->loss_cc && v == MROCE_LOSS_CONGESTIVE &&
+		    mroce_cc_on_congestive_loss(&tx->cc, tx->una, tx->nxt))
+			cuts++;
+		tx->cc.ai_paths = ps->loss_cc && ps->lossmon.hold ? ps->n : 1;
+	}
+	return cuts;
+}
+
+/**
  * mroce_paths_ack() - apply an ACK of path @i
  * @ps: the paths
  * @i: the ACK's path, below @ps->n
@@ -28,8 +73,9 @@
  *
  * Packets found lost join the path's resend list; their sequences are
  * the last @res->lost entries.  An RTT sample also becomes the RTO of
- * the paths without one of their own (id PATH-RTO-SEED), and the
- * receiver's share paces the paths' new packets (id SHARE-PACE).
+ * the paths without one of their own (id PATH-RTO-SEED), the
+ * receiver's share paces the paths' new packets (id SHARE-PACE), and the
+ * ACK may end an epoch whose loss was congestive (id CC-LOSS).
  *
  * Return: 0, or -EINVAL for an ACK of sequences never sent (ignored).
  */
@@ -49,6 +95,8 @@ int mroce_paths_ack(struct mroce_paths *ps, unsigned int i, u64 now_us,
 	if (err)
 		return err;
 	path->nresend += res->lost;
+	mroce_lossmon_lost(&ps->lossmon, res->lost);
+	res->loss_cuts = paths_epoch(ps, res->acked);
 	if (res->rtt_us) {
 		for (j = 0; j < ps->n; j++)
 			if (!ps->path[j].tx.srtt_us)
@@ -88,6 +136,7 @@ unsigned int mroce_paths_recover(struct mroce_paths *ps, unsigned int i,
 	n = mroce_txpath_recover(&path->tx, now_us, path->resend + path->nresend,
 				 MROCE_WINDOW - path->nresend, probe);
 	path->nresend += n;
+	mroce_lossmon_lost(&ps->lossmon, n - *probe);
 	return n;
 }
 
@@ -122,6 +171,7 @@ bool mroce_paths_expire(struct mroce_paths *ps, unsigned int i, u64 now_us,
 	ex->due = due;
 	ex->dead = path->tx.dead;
 	path->nresend += ex->n;
+	mroce_lossmon_lost(&ps->lossmon, ex->n);
 	return true;
 }
 

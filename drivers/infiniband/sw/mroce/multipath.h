@@ -79,6 +79,8 @@ struct mroce_paths_ops {
  * @base_rtt_stamp_us: when it was taken
  * @pacer: new packets' rate under the share the receiver's latest ACK
  *	gave
+ * @lossmon: the connection's losses, told congestive or random
+ * @loss_cc: congestive loss cuts the paths' windows (id CC-LOSS)
  */
 struct mroce_paths {
 	struct mroce_path *path;
@@ -90,6 +92,8 @@ struct mroce_paths {
 	u32 base_rtt_us;
 	u64 base_rtt_stamp_us;
 	struct mroce_pacer pacer;
+	struct mroce_lossmon lossmon;
+	bool loss_cc;
 };
 
 /**
@@ -108,6 +112,9 @@ struct mroce_expiry {
 	bool dead;
 };
 
+void mroce_paths_init(struct mroce_paths *ps, struct mroce_path *path,
+		      unsigned int n, const struct mroce_paths_ops *ops,
+		      u32 pkt_bytes, bool loss_cc);
 int mroce_paths_ack(struct mroce_paths *ps, unsigned int i, u64 now_us,
 		    const struct mroce_pkt *pkt,
 		    void (*acked)(void *ctx, void *arg), void *arg,

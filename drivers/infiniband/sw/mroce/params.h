@@ -36,6 +36,14 @@
 #define MROCE_CWND_INIT		16U
 /* The base RTT is the smallest sample of this long a window. */
 #define MROCE_MIN_RTT_WIN_US	10000000U
+/* Congestive loss (id CC-LOSS): epochs of a connection's packets ... */
+#define MROCE_LOSS_EPOCH_PKTS	128U
+/* ... and its loss floor: in 1/2^20, its start and top, its gain 1/2^3 */
+#define MROCE_LOSS_FLOOR_INIT	(BIT(20) / 8)
+#define MROCE_LOSS_FLOOR_MAX	(BIT(20) / 4)
+#define MROCE_LOSS_FLOOR_SHIFT	3U
+/* Epochs a connection's paths grow as one after congestive loss */
+#define MROCE_LOSS_HOLD_EPOCHS	16U
 
 /* The receiver's share ("Receiver's share") */
 #define MROCE_SHARE_ONE		0xffffU	/* all of the capacity: no limit */

@@ -160,12 +160,15 @@ struct mroce_txpath {
  * @delayed: packets counted as marked for their RTT (a queue building)
  * @spurious: packets sent again after a timeout whose first transmission
  *	this ACK acknowledged (the timeout was premature)
+ * @loss_cuts: windows of the connection's paths the ACK cut for
+ *	congestive loss (set by mroce_paths_ack())
  */
 struct mroce_ack_result {
 	unsigned int acked;
 	unsigned int lost;
 	unsigned int spurious;
 	unsigned int delayed;
+	unsigned int loss_cuts;
 	u32 rtt_us;
 	bool congested;
 };

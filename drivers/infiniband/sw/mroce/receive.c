@@ -131,6 +131,7 @@ static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt,
 
 	if (pkt->path < conn->paths.n) {
 		path = &conn->path[pkt->path];
+		conn->paths.loss_cc = mroce_conn_loss_cc();
 		if (!mroce_paths_ack(&conn->paths, pkt->path, now, pkt,
 				     mroce_stream_seg_acked, NULL, &res)) {
 			for (i = path->nresend - res.lost; i < path->nresend; i++)
@@ -139,6 +140,7 @@ static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt,
 			mroce_count_path(conn->mdev, pkt->path, MROCE_PCNT_SACK_GAPS, res.lost);
 			mroce_count(conn->mdev, MROCE_CNT_SPURIOUS, res.spurious);
 			mroce_count(conn->mdev, MROCE_CNT_DELAY_MARKS, res.delayed);
+			mroce_count(conn->mdev, MROCE_CNT_LOSS_CUTS, res.loss_cuts);
 			if (res.congested) {
 				mroce_count(conn->mdev, MROCE_CNT_ECN_ECHOED, 1);
 				mroce_count_path(conn->mdev, pkt->path,

@@ -43,6 +43,7 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_REAPED] = { .name = "connections_reaped" },
 	[MROCE_CNT_TAIL_PROBES] = { .name = "tail_probes" },
 	[MROCE_CNT_SHARE_WAITS] = { .name = "share_waits" },
+	[MROCE_CNT_LOSS_CUTS] = { .name = "loss_cuts" },
 	[MROCE_CNT_CONNECTIONS] = { .name = "connections" },
 	[MROCE_CNT_SHARE_SENDERS] = { .name = "share_senders" },
 	[MROCE_CNT_SHARE_LEVEL] = { .name = "share_level" },

@@ -291,6 +291,7 @@ void mroce_conn_spread(struct mroce_conn *conn);
 void mroce_conn_init(struct mroce_dev *mdev);
 void mroce_conn_cleanup(struct mroce_dev *mdev);
 u64 mroce_now_us(void);
+bool mroce_conn_loss_cc(void);
 unsigned int mroce_conn_npaths(void);
 unsigned int mroce_conn_limit(void);
 void mroce_conn_restart_paths(struct mroce_conn *conn,
