@@ -20,7 +20,7 @@
 
 MODULE := drivers/infiniband/sw/mroce/mroce.ko
 
-.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-paths bench-profile sim sim-build sim-check clean
+.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-paths bench-incast bench-profile sim sim-build sim-check clean
 
 all: module provider verify
 
@@ -101,6 +101,10 @@ bench-loss:
 # Multipath: 1/2/4 shaped links, a lossy link, a black hole, a link down.
 bench-paths:
 	scripts/bench-paths
+
+# A drop-tail bottleneck: mroce beside rxe and kernel TCP (slow: minutes).
+bench-incast:
+	scripts/bench-incast
 
 bench-profile:
 	scripts/bench-profile

@@ -95,7 +95,7 @@
 # Goodput (2-VM runs):
 #   vm_write_bw DEV SECS LOG
 #                           ib_write_bw of 64 KiB messages over DEV for SECS
-#                           seconds (at least 4), VM0 serving, VM1 driving;
+#                           seconds (at least 5), VM0 serving, VM1 driving;
 #                           perftest's output goes to LOG; on VM1 sets
 #                           $bw_gbps to the goodput in Gb/s over the window
 #                           perftest measured, or "nan" when it printed none;
@@ -309,10 +309,11 @@ vm_write_bw() {
 		sleep 1
 		timeout $((secs + 60)) "${bw[@]}" "$(vm_ip 0)" >"$log" 2>&1
 		rc=$?
-		# Iterations over the run less a 1-s margin at each end, which
-		# is what perftest's -D counts (its own average sometimes reads
-		# 0); a run that printed no result is "nan", never 0.
-		bw_gbps=$(awk -v secs="$((secs - 2))" '$1 == 65536 && NF >= 5 {
+		# Iterations over the run less a 2-s margin at each end, which
+		# is what perftest's -D counts (its own average, which agrees,
+		# sometimes reads 0); a run that printed no result is "nan",
+		# never 0.
+		bw_gbps=$(awk -v secs="$((secs - 4))" '$1 == 65536 && NF >= 5 {
 			v = sprintf("%.6f", $2 * 65536 * 8 / secs / 1e9) }
 			END { print (v == "" ? "nan" : v) }' "$log")
 	fi
