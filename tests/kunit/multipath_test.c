@@ -424,6 +424,8 @@ static void expire_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ex.due[0], psn);
 	KUNIT_EXPECT_PTR_EQ(test, ex.due, (const u32 *)h->path[3].resend);
 	KUNIT_EXPECT_EQ(test, h->path[3].nresend, 1);
+	/* A timeout's packets are not the loss monitor's (CC-LOSS). */
+	KUNIT_EXPECT_EQ(test, ps->lossmon.lost, 0);
 	/* Due again, not yet resent: no second expiry. */
 	KUNIT_EXPECT_FALSE(test, mroce_paths_expire(ps, 3, 1600, 0, &ex));
 	KUNIT_EXPECT_EQ(test, mroce_paths_deadline(ps), 1200);

@@ -63,16 +63,16 @@ run 1
 if [[ $MROCE_VM_INDEX -eq 1 ]]; then
 	loss_on=$loss
 	t_run "with the reaction, windows cut for loss ($cuts)" test "$cuts" -gt 0
-	# 5 per mille measured here; 20 leaves room for the emulator.
+	# 8-17 per mille measured here; 40 leaves room for the emulator.
 	t_run "with the reaction, the port drops little ($loss_on per mille)" \
-		test "$loss_on" -lt 20
+		test "$loss_on" -lt 40
 fi
 run 0
 if [[ $MROCE_VM_INDEX -eq 1 ]]; then
 	t_run "without it, no window cut for loss ($cuts)" test "$cuts" -eq 0
-	# 96 per mille measured here.
+	# 88-175 per mille measured here.
 	t_run "without it, the port drops more ($loss per mille, against $loss_on)" \
-		test "$loss" -gt $((2 * loss_on + 10))
+		test "$loss" -gt $((loss_on + 30))
 fi
 echo 1 >"$closs"
 t_done

@@ -170,8 +170,8 @@ bool mroce_paths_expire(struct mroce_paths *ps, unsigned int i, u64 now_us,
 		return false;
 	ex->due = due;
 	ex->dead = path->tx.dead;
+	/* Not the loss monitor's: a dead route is no congestion (CC-LOSS). */
 	path->nresend += ex->n;
-	mroce_lossmon_lost(&ps->lossmon, ex->n);
 	return true;
 }
 
