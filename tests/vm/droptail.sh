@@ -22,20 +22,8 @@ modprobe ib_uverbs
 modprobe mroce || t_give_up "modprobe mroce"
 rdma link add "$dev" type mroce netdev eth0 || t_give_up "rdma link add $dev"
 if [[ $MROCE_VM_INDEX -eq 0 ]]; then
-	{ modprobe ifb numifbs=1 &&
-		ip link set dev ifb0 up &&
-		tc qdisc add dev eth0 handle ffff: ingress &&
-		tc filter add dev eth0 parent ffff: protocol all matchall \
-			action mirred egress redirect dev ifb0 &&
-		tc qdisc add dev ifb0 root tbf rate 80mbit burst 32kb limit 64kb; } ||
-		t_give_up "drop-tail port on ifb0"
+	vm_tail_drop_in 80mbit 64kb || t_give_up "drop-tail port on ifb0"
 fi
-
-# "sent dropped" of the port so far (VM0)
-port_counts() {
-	tc -s qdisc show dev ifb0 | awk '/Sent/ { s = $4; d = $7; sub(",", "", d) }
-		END { print s + 0, d + 0 }'
-}
 
 # run ON: one ib_write_bw through the port with the reaction ON (1/0);
 # on VM1 sets loss (per mille of the packets offered to the port) and cuts
@@ -43,13 +31,13 @@ port_counts() {
 run() {
 	local on=$1 s0 d0 s1 d1 c0
 	echo "$on" >"$closs" || return 1
-	[[ $MROCE_VM_INDEX -eq 1 ]] || read -r s0 d0 <<<"$(port_counts)"
+	[[ $MROCE_VM_INDEX -eq 1 ]] || read -r s0 d0 <<<"$(vm_tail_drop_counts)"
 	c0=$(vm_counter "$dev" loss_cuts)
 	vm_write_bw "$dev" "$secs" "$MROCE_VM_OUT/bw-$on.vm$MROCE_VM_INDEX.log"
 	t_run "reaction $on: ib_write_bw ends cleanly" test $? -eq 0
 	cuts=$(($(vm_counter "$dev" loss_cuts) - c0))
 	if [[ $MROCE_VM_INDEX -eq 0 ]]; then
-		read -r s1 d1 <<<"$(port_counts)"
+		read -r s1 d1 <<<"$(vm_tail_drop_counts)"
 		vm_set "port$on" "$((s1 - s0)) $((d1 - d0))"
 		return 0
 	fi

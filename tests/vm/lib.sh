@@ -102,6 +102,11 @@
 #                           non-zero if perftest failed (call it from the
 #                           test's main shell: it passes barriers)
 #   vm_netem_drops [DEV]    packets the root qdisc (netem) of DEV (eth0) dropped
+#   vm_tail_drop_in RATE LIMIT
+#                           make this VM's way in a port of RATE whose LIMIT
+#                           (bytes) queue drops its tail and never marks ECN:
+#                           eth0's ingress redirected to ifb0, a token bucket
+#   vm_tail_drop_counts     "SENT DROPPED": that port's packets so far
 # Timeouts default to $MROCE_VM_WAIT (120 s).
 
 : "${MROCE_VM_INDEX:?tests/vm/lib.sh: run this under scripts/vm run}"
@@ -323,6 +328,20 @@ vm_write_bw() {
 
 vm_netem_drops() {
 	tc -s qdisc show dev "${1:-eth0}" | grep -oE 'dropped [0-9]+' | head -n 1 | cut -d' ' -f2
+}
+
+vm_tail_drop_in() {
+	modprobe ifb numifbs=1 &&
+		ip link set dev ifb0 up &&
+		tc qdisc add dev eth0 handle ffff: ingress &&
+		tc filter add dev eth0 parent ffff: protocol all matchall \
+			action mirred egress redirect dev ifb0 &&
+		tc qdisc add dev ifb0 root tbf rate "$1" burst 32kb limit "$2"
+}
+
+vm_tail_drop_counts() {
+	tc -s qdisc show dev ifb0 | awk '/Sent/ { s = $4; d = $7; sub(",", "", d) }
+		END { print s + 0, d + 0 }'
 }
 
 vm_peer() {
