@@ -106,6 +106,9 @@
 #                           make this VM's way in a port of RATE whose LIMIT
 #                           (bytes) queue drops its tail and never marks ECN:
 #                           eth0's ingress redirected to ifb0, a token bucket
+#   vm_red_in RATE          the same port with a RED queue that marks ECN
+#                           (drops what is not ECN-capable) from 3 ms of
+#                           RATE queued, and drops its tail at 48 ms
 #   vm_tail_drop_counts     "SENT DROPPED": that port's packets so far
 # Timeouts default to $MROCE_VM_WAIT (120 s).
 
@@ -265,10 +268,12 @@ vm_gid_index() {
 }
 
 vm_gid_find() {
-	local dev=$1 want=$2 f i
+	local dev=$1 want=$2 f g i
 	for ((i = 0; i < 100; i++)); do
 		for f in /sys/class/infiniband/"$dev"/ports/1/gids/*; do
-			[[ $(cat "$f" 2>/dev/null) == "$want" ]] || continue
+			# (read, not $(cat): a spawn per entry costs seconds under TCG)
+			read -r g <"$f" 2>/dev/null || continue
+			[[ $g == "$want" ]] || continue
 			grep -qs 'RoCE v2' "/sys/class/infiniband/$dev/ports/1/gid_attrs/types/${f##*/}" || continue
 			echo "${f##*/}"
 			return 0
@@ -330,13 +335,46 @@ vm_netem_drops() {
 	tc -s qdisc show dev "${1:-eth0}" | grep -oE 'dropped [0-9]+' | head -n 1 | cut -d' ' -f2
 }
 
+# eth0's way in through ifb0 (once); ifb0's root qdisc goes
+_vm_port_in() {
+	if [[ ! -e /sys/class/net/ifb0 ]]; then
+		modprobe ifb numifbs=1 &&
+			ip link set dev ifb0 up &&
+			tc qdisc add dev eth0 handle ffff: ingress &&
+			tc filter add dev eth0 parent ffff: protocol all matchall \
+				action mirred egress redirect dev ifb0 || return 1
+	fi
+	tc qdisc del dev ifb0 root 2>/dev/null
+	return 0
+}
+
 vm_tail_drop_in() {
-	modprobe ifb numifbs=1 &&
-		ip link set dev ifb0 up &&
-		tc qdisc add dev eth0 handle ffff: ingress &&
-		tc filter add dev eth0 parent ffff: protocol all matchall \
-			action mirred egress redirect dev ifb0 &&
-		tc qdisc add dev ifb0 root tbf rate "$1" burst 32kb limit "$2"
+	_vm_port_in && tc qdisc add dev ifb0 root tbf rate "$1" burst 32kb limit "$2"
+}
+
+vm_red_in() {
+	local kbit min
+	kbit=$(tc_kbit "$1") || return 1
+	# kbit/8 bytes per ms: 3 ms of the rate, never under two packets
+	min=$((kbit * 3 / 8 > 3000 ? kbit * 3 / 8 : 3000))
+	_vm_port_in &&
+		tc qdisc add dev ifb0 root handle 1: tbf rate "$1" burst 32kb limit 1mb &&
+		tc qdisc add dev ifb0 parent 1:1 handle 10: red limit $((min * 16)) \
+			min "$min" max $((min * 3)) avpkt 1500 burst $((min * 5 / 1500 / 3 + 1)) \
+			probability 0.2 bandwidth "$1" ecn
+}
+
+# RATE ("80mbit", "1gbit", "500kbit") in kbit/s
+tc_kbit() {
+	local n=${1%bit} mul=1
+	case $n in
+	*k) n=${n%k} ;;
+	*m) n=${n%m} mul=1000 ;;
+	*g) n=${n%g} mul=1000000 ;;
+	*) echo "tc_kbit: $1 is not NUMBER[kmg]bit" >&2; return 1 ;;
+	esac
+	[[ $n =~ ^[0-9]+$ ]] || { echo "tc_kbit: $1 is not NUMBER[kmg]bit" >&2; return 1; }
+	echo $((n * mul))
 }
 
 vm_tail_drop_counts() {
