@@ -15,7 +15,7 @@
 static void activate(struct mroce_share *sh, struct mroce_share_peer *p,
 		     u64 now, u32 bytes)
 {
-	if (mroce_share_rx(p, now, bytes))
+	if (mroce_share_rx(p, now, bytes, false))
 		mroce_share_activate(sh, p, now);
 }
 
@@ -47,12 +47,12 @@ static void arrivals_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sh.level, MROCE_SHARE_ONE);
 	KUNIT_EXPECT_FALSE(test, mroce_share_scan_due(&sh, 5000));
 	for (i = 0; i < 4; i++) {
-		KUNIT_EXPECT_TRUE(test, mroce_share_rx(&p[i], 1000 + i, 1000));
+		KUNIT_EXPECT_TRUE(test, mroce_share_rx(&p[i], 1000 + i, 1000, false));
 		mroce_share_activate(&sh, &p[i], 1000 + i);
 		KUNIT_EXPECT_EQ(test, sh.nactive, i + 1);
 		KUNIT_EXPECT_EQ(test, sh.level, MROCE_SHARE_ONE / (i + 1));
 		/* Its next packet finds it active: no lock of the whole. */
-		KUNIT_EXPECT_FALSE(test, mroce_share_rx(&p[i], 1010 + i, 1000));
+		KUNIT_EXPECT_FALSE(test, mroce_share_rx(&p[i], 1010 + i, 1000, false));
 	}
 	KUNIT_EXPECT_EQ(test, p[0].bytes, 2000);
 	/* The period began with the first sender. */
@@ -284,11 +284,41 @@ static void pacer_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mroce_pacer_due(&pc), 0);
 }
 
+/*
+ * A sender whose packets arrive CE-marked is held back by congestion,
+ * not by what it wants: it is not satisfied, and its part is not given
+ * to the others (whose queue marks it).
+ */
+static void ce_marked_test(struct kunit *test)
+{
+	struct mroce_share_peer p[2] = {};
+	struct mroce_share sh;
+
+	mroce_share_init(&sh, CAP, HOLD);
+	activate(&sh, &p[0], 1000, 0);
+	activate(&sh, &p[1], 1000, 0);
+	/* p[0] sends 2% of the capacity, one packet of it marked. */
+	KUNIT_EXPECT_FALSE(test, mroce_share_rx(&p[0], 1020, 500, true));
+	activate(&sh, &p[0], 1049, 500);
+	activate(&sh, &p[1], 1049, 30000);
+	scan(&sh, p, 2, 1050);
+	KUNIT_EXPECT_FALSE(test, p[0].satisfied);
+	KUNIT_EXPECT_EQ(test, sh.level, MROCE_SHARE_ONE / 2);
+	/* The mark was the period's: unmarked, the same rate is satisfied. */
+	KUNIT_EXPECT_FALSE(test, p[0].ce);
+	activate(&sh, &p[0], 1099, 1000);
+	activate(&sh, &p[1], 1099, 30000);
+	scan(&sh, p, 2, 1100);
+	KUNIT_EXPECT_TRUE(test, p[0].satisfied);
+	KUNIT_EXPECT_GT(test, sh.level, MROCE_SHARE_ONE / 2);
+}
+
 static struct kunit_case mroce_share_cases[] = {
 	KUNIT_CASE(arrivals_test),
 	KUNIT_CASE(departure_test),
 	KUNIT_CASE(missing_packet_test),
 	KUNIT_CASE(max_min_test),
+	KUNIT_CASE(ce_marked_test),
 	KUNIT_CASE(pacer_test),
 	{}
 };

@@ -533,7 +533,7 @@ static void rx_data(struct sim_conn *c, const struct mroce_pkt *pkt, bool ce,
 	}
 	if (mroce_rxwin_data(rx, pkt->psn, ce, pkt->flags & MROCE_F_ACK_REQ))
 		c->ack_due[pkt->path] = true;
-	if (mroce_share_rx(&c->rxshare, now, pkt->payload_len))
+	if (mroce_share_rx(&c->rxshare, now, pkt->payload_len, ce))
 		mroce_share_activate(&c->ep->share, &c->rxshare, now);
 	c->ep->st.rx_data++;
 	place(c, pkt, now);

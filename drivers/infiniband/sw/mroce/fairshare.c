@@ -89,16 +89,17 @@ void mroce_share_dev_cleanup(struct mroce_dev *mdev)
  * mroce_share_data() - the peer of @conn sent a new DATA packet
  * @conn: the connection, locked
  * @bytes: the packet's payload
+ * @ce: the packet arrived CE-marked
  * @now: current time
  */
-void mroce_share_data(struct mroce_conn *conn, u32 bytes, u64 now)
+void mroce_share_data(struct mroce_conn *conn, u32 bytes, bool ce, u64 now)
 {
 	struct mroce_dev *mdev = conn->mdev;
 	u32 period = 0;
 
 	lockdep_assert_held(&conn->lock);
 	if (!READ_ONCE(mdev->share.capacity_mbps) ||
-	    !mroce_share_rx(&conn->rxshare, now, bytes))
+	    !mroce_share_rx(&conn->rxshare, now, bytes, ce))
 		return;
 	spin_lock(&mdev->share_lock);
 	if (mdev->share.capacity_mbps) {

@@ -108,7 +108,7 @@ static struct sk_buff *rx_data(struct mroce_conn *conn,
 		return NULL;
 	}
 	due = mroce_rxwin_data(rx, pkt->psn, ce, pkt->flags & MROCE_F_ACK_REQ);
-	mroce_share_data(conn, pkt->payload_len, mroce_now_us());
+	mroce_share_data(conn, pkt->payload_len, ce, mroce_now_us());
 	if (ce)
 		mroce_count(conn->mdev, MROCE_CNT_ECN_MARKED, 1);
 

@@ -114,8 +114,10 @@ void mroce_share_scan_peer(struct mroce_share *sh, struct mroce_share_peer *p,
 	 */
 	s64 span = now_us - sh->period_us;
 	u64 bytes = p->bytes, rate;
+	bool ce = p->ce;
 
 	p->bytes = 0;
+	p->ce = false;
 	if (!p->active)
 		return;
 	if ((s64)(now_us - p->last_us) > (s64)sh->hold_us && !hole) {
@@ -123,7 +125,7 @@ void mroce_share_scan_peer(struct mroce_share *sh, struct mroce_share_peer *p,
 		return;
 	}
 	if (!sh->capacity_mbps || span <= 0 || p->since_us > sh->period_us ||
-	    hole) {
+	    hole || ce) {
 		set_aside(sh, p, false, 0);
 		return;
 	}

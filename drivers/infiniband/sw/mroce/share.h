@@ -24,6 +24,7 @@
  *	what limits it is elsewhere, and its rate is set aside for it
  * @rate: its rate over the latest period, in units of the capacity's
  *	1/MROCE_SHARE_ONE (set while @satisfied)
+ * @ce: a DATA packet of the current period arrived CE-marked
  */
 struct mroce_share_peer {
 	u64 last_us;
@@ -31,6 +32,7 @@ struct mroce_share_peer {
 	u64 bytes;
 	bool active;
 	bool satisfied;
+	bool ce;
 	u32 rate;
 };
 
@@ -69,6 +71,7 @@ void mroce_share_forget(struct mroce_share *sh, struct mroce_share_peer *p);
  * @p: the sending peer
  * @now_us: current time
  * @bytes: its payload
+ * @ce: it arrived CE-marked
  *
  * Touches only @p, so that the hot path needs no lock of the receiver's
  * whole share.
@@ -77,10 +80,11 @@ void mroce_share_forget(struct mroce_share *sh, struct mroce_share_peer *p);
  * mroce_share_activate(), before the ACK of this packet is built.
  */
 static inline bool mroce_share_rx(struct mroce_share_peer *p, u64 now_us,
-				  u32 bytes)
+				  u32 bytes, bool ce)
 {
 	p->last_us = now_us;
 	p->bytes += bytes;
+	p->ce |= ce;
 	return !p->active;
 }
 

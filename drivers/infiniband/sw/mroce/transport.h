@@ -301,7 +301,7 @@ void mroce_conn_idle(struct mroce_conn *conn);
 /* fairshare.c */
 void mroce_share_dev_init(struct mroce_dev *mdev);
 void mroce_share_dev_cleanup(struct mroce_dev *mdev);
-void mroce_share_data(struct mroce_conn *conn, u32 bytes, u64 now);
+void mroce_share_data(struct mroce_conn *conn, u32 bytes, bool ce, u64 now);
 void mroce_share_ack(struct mroce_conn *conn, struct mroce_pkt *pkt);
 void mroce_share_conn_gone(struct mroce_conn *conn);
 
