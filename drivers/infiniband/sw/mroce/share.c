@@ -102,8 +102,9 @@ bool mroce_share_scan_due(const struct mroce_share *sh, u64 now_us)
  *	windows (mroce_rxwin_hole()): it still has that packet to send
  *
  * A peer silent for the hold time, with no packet missing, is no longer
- * active (id SHARE-ACTIVE); one active for the whole period is
- * satisfied if it sent less than half the level (id SHARE-LEVEL).
+ * active (id SHARE-ACTIVE); one active for the whole period, with no
+ * packet missing and none of the period's CE-marked, is satisfied if it
+ * sent less than half the level (id SHARE-LEVEL).
  */
 void mroce_share_scan_peer(struct mroce_share *sh, struct mroce_share_peer *p,
 			   u64 now_us, bool hole)
