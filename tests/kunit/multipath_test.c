@@ -76,7 +76,7 @@ static struct fake_host *host_alloc(struct kunit *test)
 	h->sports = none;
 	h->nsports = 1;
 	for (i = 0; i < NPATHS; i++) {
-		mroce_txpath_init(&h->path[i].tx, 100, 0);
+		mroce_paths_init_path(&h->ps, i, 100, MROCE_RTO_INIT_US, 0);
 		h->path[i].sport = 50000 + i;
 	}
 	return h;
@@ -162,6 +162,36 @@ static void dead_plane_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, mroce_paths_plane_fled(ps, PLANE_A));
 	h->path[1].home_sport = 0;
 	KUNIT_EXPECT_FALSE(test, mroce_paths_plane_fled(ps, PLANE_A));
+}
+
+/*
+ * id CC-IW: a connection's paths share its initial window; each starts
+ * with its part, rounded up, and with the initial RTO asked for.
+ */
+static void initial_window_test(struct kunit *test)
+{
+	struct fake_host *h = host_alloc(test);
+	struct mroce_path *path = kunit_kcalloc(test, 3, sizeof(*path), GFP_KERNEL);
+	struct mroce_paths ps;
+	unsigned int i, sum = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, path);
+	for (i = 0; i < NPATHS; i++)
+		sum += h->path[i].tx.cc.cwnd;
+	KUNIT_EXPECT_EQ(test, sum, MROCE_CWND_INIT);
+	KUNIT_EXPECT_EQ(test, h->path[0].tx.rto_us, MROCE_RTO_INIT_US);
+
+	mroce_paths_init(&ps, path, 3, &fake_ops, 0, false);
+	for (i = 0; i < 3; i++) {
+		mroce_paths_init_path(&ps, i, 2000, 0, 0);
+		KUNIT_EXPECT_EQ(test, path[i].tx.cc.cwnd, 6);
+		/* No initial RTO: the floor. */
+		KUNIT_EXPECT_EQ(test, path[i].tx.rto_us, 2000);
+	}
+	mroce_paths_init(&ps, path, 1, &fake_ops, 0, false);
+	mroce_paths_init_path(&ps, 0, 100, 500, 0);
+	KUNIT_EXPECT_EQ(test, path[0].tx.cc.cwnd, MROCE_CWND_INIT);
+	KUNIT_EXPECT_EQ(test, path[0].tx.rto_us, 500);
 }
 
 /* New packets: the most room, equal paths in turn, never a backed-off one. */
@@ -461,7 +491,7 @@ static void share_pace_test(struct kunit *test)
 		sent++;
 	}
 	KUNIT_EXPECT_EQ(test, sent, 4);
-	/* Over several paths, though each has room for 16: one pace for all. */
+	/* Over several paths, though they have room for 16: one pace for all. */
 	for (id = 0, sent = 0; id < NPATHS; id++)
 		sent += !!mroce_txpath_inflight(&h->path[id].tx);
 	KUNIT_EXPECT_GE(test, sent, 3);
@@ -476,7 +506,7 @@ static void share_pace_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mroce_paths_ack(ps, 0, 1012, &pkt, acked_nothing,
 					      NULL, &res), 0);
 	mroce_paths_pass(ps, 1012);
-	for (sent = 0; sent < 20; sent++) {
+	for (sent = 0; sent < 10; sent++) {
 		id = mroce_paths_pick(ps);
 		KUNIT_ASSERT_GE(test, id, 0);
 		mroce_paths_send(ps, id, 1012, NULL);
@@ -518,7 +548,7 @@ static void congestive_loss_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, h->ps.lossmon.acked + h->ps.lossmon.lost, 0);
 		for (i = 0; i < NPATHS; i++) {
 			/* Path 0 grew first, in slow start, by what it acked. */
-			u32 cwnd = MROCE_CWND_INIT + (i ? 0 : 88);
+			u32 cwnd = MROCE_CWND_INIT / NPATHS + (i ? 0 : 88);
 
 			KUNIT_EXPECT_EQ(test, h->path[i].tx.cc.cwnd,
 					on ? cwnd - cwnd / 2 : cwnd);
@@ -533,6 +563,7 @@ static void congestive_loss_test(struct kunit *test)
 static struct kunit_case mroce_multipath_cases[] = {
 	KUNIT_CASE(reverse_failure_test),
 	KUNIT_CASE(dead_plane_test),
+	KUNIT_CASE(initial_window_test),
 	KUNIT_CASE(pick_test),
 	KUNIT_CASE(detour_test),
 	KUNIT_CASE(silent_test),

@@ -137,11 +137,9 @@ static struct sim_conn *conn_get(struct sim_ep *ep, unsigned int peer)
 			 ep->cfg.mtu + MROCE_ENCAP_OVERHEAD,
 			 ep->cfg.congestive_loss);
 	for (i = 0; i < c->paths.n; i++) {
-		mroce_txpath_init(&c->path[i].tx, ep->cfg.min_rto_us,
-				  ep->cfg.delay_target_us);
-		if (ep->cfg.init_rto_us)
-			c->path[i].tx.rto_us = max(ep->cfg.init_rto_us,
-						   ep->cfg.min_rto_us);
+		mroce_paths_init_path(&c->paths, i, ep->cfg.min_rto_us,
+				      ep->cfg.init_rto_us ?: MROCE_RTO_INIT_US,
+				      ep->cfg.delay_target_us);
 		mroce_paths_choose_port(&c->paths, i, 0);
 	}
 	ep->st.conns++;

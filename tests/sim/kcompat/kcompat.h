@@ -61,6 +61,7 @@ typedef uint64_t __be64;
 #define min_t(t, a, b)	min((t)(a), (t)(b))
 #define max_t(t, a, b)	max((t)(a), (t)(b))
 #define clamp(v, lo, hi)	min(max(v, lo), hi)
+#define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define clamp_t(t, v, lo, hi)	clamp((t)(v), (t)(lo), (t)(hi))
 #define swap(a, b) do { __typeof__(a) __t = (a); (a) = (b); (b) = __t; } while (0)
 

@@ -355,10 +355,9 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 			dst_cache_destroy(&conn->dst[i].dst);
 			goto err;
 		}
-		mroce_txpath_init(&conn->path[i].tx, mroce_min_rto_us,
-				  mroce_delay_target_us);
-		conn->path[i].tx.rto_us = max(READ_ONCE(mroce_init_rto_us),
-					      conn->path[i].tx.min_rto_us);
+		mroce_paths_init_path(&conn->paths, i, mroce_min_rto_us,
+				      READ_ONCE(mroce_init_rto_us),
+				      mroce_delay_target_us);
 	}
 	conn->mdev = mdev;
 	kref_init(&conn->ref);

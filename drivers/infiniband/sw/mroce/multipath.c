@@ -11,6 +11,7 @@
  * is not, so ports spread the paths evenly over the local next hops and
  * are otherwise random.
  */
+#include <linux/math.h>
 #include <linux/minmax.h>
 
 #include "compat.h"
@@ -20,7 +21,7 @@
  * mroce_paths_init() - a new connection's paths
  * @ps: the paths
  * @path: @n path records, zeroed; the caller initializes each one's send
- *	side (mroce_txpath_init()) and port (mroce_paths_choose_port())
+ *	side (mroce_paths_init_path()) and port (mroce_paths_choose_port())
  * @n: their number
  * @ops: the host's routing
  * @pkt_bytes: bytes of a full DATA packet, headers included
@@ -36,6 +37,29 @@ void mroce_paths_init(struct mroce_paths *ps, struct mroce_path *path,
 	ps->pkt_bytes = pkt_bytes;
 	ps->loss_cc = loss_cc;
 	mroce_lossmon_init(&ps->lossmon);
+}
+
+/**
+ * mroce_paths_init_path() - the send side of a new connection's path @i
+ * @ps: the paths (mroce_paths_init())
+ * @i: the path
+ * @min_rto_us: floor of its retransmission timeout
+ * @init_rto_us: its timeout until an RTT is measured (at least @min_rto_us)
+ * @delay_target_us: queueing delay that counts as a congestion mark, or 0
+ *
+ * The path starts with its part of the connection's initial window (id
+ * CC-IW): a connection, not each of its paths, is what a peer sees
+ * arrive, and many paths' windows at once would overrun the queue in
+ * front of a receiver that many senders start towards together.
+ */
+void mroce_paths_init_path(struct mroce_paths *ps, unsigned int i,
+			   u32 min_rto_us, u32 init_rto_us, u32 delay_target_us)
+{
+	struct mroce_txpath *tx = &ps->path[i].tx;
+
+	mroce_txpath_init(tx, min_rto_us, delay_target_us);
+	tx->rto_us = max(init_rto_us, min_rto_us);
+	tx->cc.cwnd = DIV_ROUND_UP(MROCE_CWND_INIT, ps->n);
 }
 
 /*

@@ -33,7 +33,7 @@
 
 /* Congestion control ("Congestion control") */
 #define MROCE_CWND_MAX		MROCE_SACK_BITS	/* the path's whole window */
-#define MROCE_CWND_INIT		16U
+#define MROCE_CWND_INIT		16U	/* a new connection's, over its paths (id CC-IW) */
 /* The base RTT is the smallest sample of this long a window. */
 #define MROCE_MIN_RTT_WIN_US	10000000U
 /* Congestive loss (id CC-LOSS): epochs of a connection's packets ... */
