@@ -82,6 +82,10 @@ static struct fake_host *host_alloc(struct kunit *test)
 	return h;
 }
 
+static void acked_nothing(void *ctx, void *arg)
+{
+}
+
 /* @path left @from at @when for @to, as mroce_paths_reroll() leaves it. */
 static void fled(struct mroce_path *path, u64 from, u64 to, u64 when)
 {
@@ -162,6 +166,70 @@ static void dead_plane_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, mroce_paths_plane_fled(ps, PLANE_A));
 	h->path[1].home_sport = 0;
 	KUNIT_EXPECT_FALSE(test, mroce_paths_plane_fled(ps, PLANE_A));
+}
+
+/*
+ * id PATH-RETRY: a packet's expiries count against its queue pair's retry
+ * count only while the peer is silent (no ACK acknowledged anything since
+ * the packet was last sent); with the peer answering, only
+ * MROCE_EXPIRIES_MAX of them end it.
+ */
+static void retry_count_test(struct kunit *test)
+{
+	static u8 sack[MROCE_SACK_BITS / 8];
+	struct mroce_pkt pkt = { .type = MROCE_PKT_ACK, .path = 1,
+				 .sack = sack, .share = MROCE_SHARE_ONE };
+	struct fake_host *h = host_alloc(test);
+	struct mroce_ack_result res;
+	struct mroce_txslot *slot;
+	struct mroce_expiry ex;
+	unsigned int i;
+	u64 t = 0;
+
+	/* Silent: retry_cnt 0 allows 7 expiries, 7 allows 56. */
+	mroce_paths_send(&h->ps, 0, t, NULL);
+	slot = mroce_txpath_slot(&h->path[0].tx, 0);
+	for (i = 1; i <= 7 * 8 + 1; i++) {
+		t += mroce_txpath_rto(&h->path[0].tx);
+		KUNIT_ASSERT_TRUE(test, mroce_paths_expire(&h->ps, 0, t, 0, &ex));
+		h->path[0].nresend = 0;
+		mroce_paths_resent(&h->ps, 0, 0, t, 0);
+		KUNIT_EXPECT_EQ(test, slot->silent, i);
+		KUNIT_EXPECT_EQ(test, mroce_txslot_exhausted(slot, 0), i > 7);
+		KUNIT_EXPECT_EQ(test, mroce_txslot_exhausted(slot, 7), i > 7 * 8);
+	}
+
+	/* Path 1 gets a packet acknowledged between the expiries of path 0's. */
+	h = host_alloc(test);
+	t = 0;
+	mroce_paths_send(&h->ps, 0, t, NULL);
+	slot = mroce_txpath_slot(&h->path[0].tx, 0);
+	for (i = 1; i <= MROCE_EXPIRIES_MAX; i++) {
+		KUNIT_EXPECT_FALSE(test, mroce_txslot_exhausted(slot, 0));
+		pkt.psn = mroce_paths_send(&h->ps, 1, t + 1, NULL) + 1;
+		KUNIT_ASSERT_EQ(test, mroce_paths_ack(&h->ps, 1, t + 2, &pkt,
+						      acked_nothing, NULL,
+						      &res), 0);
+		KUNIT_ASSERT_EQ(test, res.acked, 1);
+		t += mroce_txpath_rto(&h->path[0].tx);
+		KUNIT_ASSERT_TRUE(test, mroce_paths_expire(&h->ps, 0, t, 0, &ex));
+		h->path[0].nresend = 0;
+		mroce_paths_resent(&h->ps, 0, 0, t, 0);
+	}
+	KUNIT_EXPECT_EQ(test, slot->expiries, MROCE_EXPIRIES_MAX);
+	KUNIT_EXPECT_EQ(test, slot->silent, 0);
+	KUNIT_EXPECT_TRUE(test, mroce_txslot_exhausted(slot, 7));
+
+	/* An ACK before the packet's latest transmission says nothing of it. */
+	pkt.psn = mroce_paths_send(&h->ps, 1, t, NULL) + 1;
+	KUNIT_ASSERT_EQ(test, mroce_paths_ack(&h->ps, 1, t, &pkt, acked_nothing,
+					      NULL, &res), 0);
+	t += 1;
+	mroce_paths_send(&h->ps, 2, t, NULL);
+	slot = mroce_txpath_slot(&h->path[2].tx, 0);
+	t += mroce_txpath_rto(&h->path[2].tx);
+	KUNIT_ASSERT_TRUE(test, mroce_paths_expire(&h->ps, 2, t, 0, &ex));
+	KUNIT_EXPECT_EQ(test, slot->silent, 1);
 }
 
 /*
@@ -359,10 +427,6 @@ static void spread_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h->path[3].plane, PLANE_A);	/* busy: stays */
 	KUNIT_EXPECT_EQ(test, hweight_long(h->moved), 1);
 	KUNIT_EXPECT_EQ(test, h->path[0].plane, PLANE_B);
-}
-
-static void acked_nothing(void *ctx, void *arg)
-{
 }
 
 /* An ACK of path @i: everything before @cum, and the @sack_bits after it. */
@@ -564,6 +628,7 @@ static struct kunit_case mroce_multipath_cases[] = {
 	KUNIT_CASE(reverse_failure_test),
 	KUNIT_CASE(dead_plane_test),
 	KUNIT_CASE(initial_window_test),
+	KUNIT_CASE(retry_count_test),
 	KUNIT_CASE(pick_test),
 	KUNIT_CASE(detour_test),
 	KUNIT_CASE(silent_test),

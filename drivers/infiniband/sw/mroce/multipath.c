@@ -119,6 +119,8 @@ int mroce_paths_ack(struct mroce_paths *ps, unsigned int i, u64 now_us,
 	if (err)
 		return err;
 	path->nresend += res->lost;
+	if (res->acked)
+		ps->heard_us = now_us;
 	mroce_lossmon_lost(&ps->lossmon, res->lost);
 	res->loss_cuts = paths_epoch(ps, res->acked);
 	if (res->rtt_us) {
@@ -173,9 +175,11 @@ unsigned int mroce_paths_recover(struct mroce_paths *ps, unsigned int i,
  *	of a pass: the evidence of a dead route (mroce_txpath_timeout())
  * @ex: filled with what the expiry did
  *
- * The packets due again join the path's resend list.  Called until it
- * returns false, so that several expiries due at once (a dead route's
- * packets, backed-off ones) are all handled in one pass.
+ * The packets due again join the path's resend list; each one's expiry
+ * is silent if no ACK acknowledged anything since the packet was last
+ * sent (id PATH-RETRY).  Called until it returns false, so that several
+ * expiries due at once (a dead route's packets, backed-off ones) are all
+ * handled in one pass.
  *
  * Return: true if the timer had expired (and @ex is filled).
  */
@@ -184,6 +188,8 @@ bool mroce_paths_expire(struct mroce_paths *ps, unsigned int i, u64 now_us,
 {
 	struct mroce_path *path = &ps->path[i];
 	u32 *due = path->resend + path->nresend;
+	struct mroce_txslot *slot;
+	unsigned int k;
 
 	if (path->nresend >= MROCE_WINDOW)
 		return false;
@@ -194,6 +200,11 @@ bool mroce_paths_expire(struct mroce_paths *ps, unsigned int i, u64 now_us,
 		return false;
 	ex->due = due;
 	ex->dead = path->tx.dead;
+	for (k = 0; k < ex->n; k++) {
+		slot = mroce_txpath_slot(&path->tx, due[k]);
+		if (ps->heard_us <= slot->xmit_us && slot->silent < U8_MAX)
+			slot->silent++;
+	}
 	/* Not the loss monitor's: a dead route is no congestion (CC-LOSS). */
 	path->nresend += ex->n;
 	return true;

@@ -81,6 +81,8 @@ struct mroce_paths_ops {
  *	gave
  * @lossmon: the connection's losses, told congestive or random
  * @loss_cc: congestive loss cuts the paths' windows (id CC-LOSS)
+ * @heard_us: arrival of the latest ACK that acknowledged a packet; an
+ *	expiry of a packet sent since is silent (id PATH-RETRY)
  */
 struct mroce_paths {
 	struct mroce_path *path;
@@ -94,6 +96,7 @@ struct mroce_paths {
 	struct mroce_pacer pacer;
 	struct mroce_lossmon lossmon;
 	bool loss_cc;
+	u64 heard_us;
 };
 
 /**

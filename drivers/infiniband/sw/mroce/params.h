@@ -25,6 +25,7 @@
 #define MROCE_RTO_MAX_US	1000000U
 #define MROCE_RTO_INIT_US	100000U	/* before any path has an RTT sample */
 #define MROCE_BLIND_EXPIRIES	5	/* expiries in a row that find a silent route dead */
+#define MROCE_EXPIRIES_MAX	255	/* a packet's expiries before its stream fails */
 /* Acknowledged packets past a hole before it counts as a loss. */
 #define MROCE_REORDER_PKTS	3U
 #define MROCE_HOME_PROBE_US	100000	/* route probe interval of a moved path */

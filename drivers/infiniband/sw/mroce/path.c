@@ -311,6 +311,7 @@ u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx)
 	slot->state = MROCE_SLOT_INFLIGHT;
 	slot->sends = 1;
 	slot->expiries = 0;
+	slot->silent = 0;
 	slot->detour = false;
 	tp->last_xmit_us = now_us;
 	return psn;

@@ -78,6 +78,8 @@ enum mroce_slot_state {
  * @state: enum mroce_slot_state
  * @sends: transmissions so far
  * @expiries: retransmission timeouts it has suffered
+ * @silent: those of them with the peer silent since the packet's latest
+ *	transmission (mroce_paths_expire())
  * @detour: its latest transmission took another path's route, so its
  *	acknowledgment says nothing about this path's own route
  * @first_us: time of its first transmission
@@ -90,6 +92,7 @@ struct mroce_txslot {
 	u8 state;
 	u8 sends;
 	u8 expiries;
+	u8 silent;
 	bool detour;
 };
 
@@ -197,6 +200,24 @@ unsigned int mroce_txpath_recover(struct mroce_txpath *tp, u64 now_us,
 unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
 				  u64 newest_us, u32 *psns, unsigned int max);
 void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us);
+
+/**
+ * mroce_txslot_exhausted() - has an outstanding packet timed out too often?
+ * @slot: the packet
+ * @retry_cnt: its queue pair's retry count (0-7)
+ *
+ * Only expiries with the peer silent count against the retry count: a
+ * peer that answers is congested or its route is, and a queue pair is
+ * not failed for what a lossy transport recovers from (id PATH-RETRY).
+ *
+ * Return: true if the packet's work request fails.
+ */
+static inline bool mroce_txslot_exhausted(const struct mroce_txslot *slot,
+					  u8 retry_cnt)
+{
+	return slot->silent > 7 * (retry_cnt + 1) ||
+	       slot->expiries >= MROCE_EXPIRIES_MAX;
+}
 
 static inline u32 mroce_txpath_rto(const struct mroce_txpath *tp)
 {

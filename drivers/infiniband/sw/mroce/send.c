@@ -531,7 +531,7 @@ static void tx_timeouts(struct mroce_conn *conn, u64 now)
 				struct mroce_txslot *slot = mroce_txpath_slot(&path->tx, ex.due[k]);
 				struct mroce_seg *seg = slot->ctx;
 
-				if (seg && slot->expiries > 7 * (seg->stream->retry_cnt + 1))
+				if (seg && mroce_txslot_exhausted(slot, seg->stream->retry_cnt))
 					mroce_stream_seg_expired(seg);
 			}
 		}
