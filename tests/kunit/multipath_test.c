@@ -194,7 +194,7 @@ static void retry_count_test(struct kunit *test)
 		KUNIT_ASSERT_TRUE(test, mroce_paths_expire(&h->ps, 0, t, 0, &ex));
 		h->path[0].nresend = 0;
 		mroce_paths_resent(&h->ps, 0, 0, t, 0);
-		KUNIT_EXPECT_EQ(test, slot->silent, i);
+		KUNIT_EXPECT_EQ(test, (unsigned int)slot->silent, i);
 		KUNIT_EXPECT_EQ(test, mroce_txslot_exhausted(slot, 0), i > 7);
 		KUNIT_EXPECT_EQ(test, mroce_txslot_exhausted(slot, 7), i > 7 * 8);
 	}
@@ -217,7 +217,7 @@ static void retry_count_test(struct kunit *test)
 		mroce_paths_resent(&h->ps, 0, 0, t, 0);
 	}
 	KUNIT_EXPECT_EQ(test, slot->expiries, MROCE_EXPIRIES_MAX);
-	KUNIT_EXPECT_EQ(test, slot->silent, 0);
+	KUNIT_EXPECT_EQ(test, (unsigned int)slot->silent, 0);
 	KUNIT_EXPECT_TRUE(test, mroce_txslot_exhausted(slot, 7));
 
 	/* An ACK before the packet's latest transmission says nothing of it. */
@@ -229,7 +229,7 @@ static void retry_count_test(struct kunit *test)
 	slot = mroce_txpath_slot(&h->path[2].tx, 0);
 	t += mroce_txpath_rto(&h->path[2].tx);
 	KUNIT_ASSERT_TRUE(test, mroce_paths_expire(&h->ps, 2, t, 0, &ex));
-	KUNIT_EXPECT_EQ(test, slot->silent, 1);
+	KUNIT_EXPECT_EQ(test, (unsigned int)slot->silent, 1);
 }
 
 /*

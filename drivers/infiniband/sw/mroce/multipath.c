@@ -202,7 +202,8 @@ bool mroce_paths_expire(struct mroce_paths *ps, unsigned int i, u64 now_us,
 	ex->dead = path->tx.dead;
 	for (k = 0; k < ex->n; k++) {
 		slot = mroce_txpath_slot(&path->tx, due[k]);
-		if (ps->heard_us <= slot->xmit_us && slot->silent < U8_MAX)
+		if (ps->heard_us <= slot->xmit_us &&
+		    slot->silent < MROCE_SLOT_SILENT_MAX)
 			slot->silent++;
 	}
 	/* Not the loss monitor's: a dead route is no congestion (CC-LOSS). */

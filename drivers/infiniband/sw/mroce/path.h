@@ -79,7 +79,7 @@ enum mroce_slot_state {
  * @sends: transmissions so far
  * @expiries: retransmission timeouts it has suffered
  * @silent: those of them with the peer silent since the packet's latest
- *	transmission (mroce_paths_expire())
+ *	transmission (mroce_paths_expire()), up to MROCE_SLOT_SILENT_MAX
  * @detour: its latest transmission took another path's route, so its
  *	acknowledgment says nothing about this path's own route
  * @first_us: time of its first transmission
@@ -92,9 +92,12 @@ struct mroce_txslot {
 	u8 state;
 	u8 sends;
 	u8 expiries;
-	u8 silent;
-	bool detour;
+	/* Bit-fields: a window of slots per path, 32 bytes each. */
+	u8 silent : 7;
+	u8 detour : 1;
 };
+
+#define MROCE_SLOT_SILENT_MAX	127	/* @silent saturates there */
 
 /**
  * struct mroce_txpath - send side of a path
