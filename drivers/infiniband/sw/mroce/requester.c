@@ -500,30 +500,33 @@ void mroce_stream_fill(struct mroce_seg *seg, void *payload)
  * @seg: the packet
  *
  * Its work request fails with "transport retry counter exceeded".
+ *
+ * Return: true if that failed a work request or the stream.
  */
-void mroce_stream_seg_expired(struct mroce_seg *seg)
+bool mroce_stream_seg_expired(struct mroce_seg *seg)
 {
 	struct mroce_stream *s = seg->stream;
 	struct mroce_swqe *w;
 
 	if (!s->qp || s->error)
-		return;
+		return false;
 	if (!seg->mr && seg->hdr.opcode != MROCE_OP_ATOMIC_RESP) {
 		/*
 		 * A request packet: the peer's progress already covers a
 		 * message it completed, so only a pending one fails.
 		 */
 		if (mroce_seq_before(seg->hdr.msn, s->remote_done))
-			return;
+			return false;
 		w = mroce_swqe_at(s, seg->sq_index);
 		if (w->msn == seg->hdr.msn && w->state != MROCE_SWQE_DONE) {
 			w->state = MROCE_SWQE_DONE;
 			w->status = IB_WC_RETRY_EXC_ERR;
 			mroce_req_complete(s);
-			return;
+			return true;
 		}
 	}
 	mroce_stream_fail(s, IB_WC_WR_FLUSH_ERR);
+	return true;
 }
 
 /**

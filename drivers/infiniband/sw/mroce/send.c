@@ -531,8 +531,13 @@ static void tx_timeouts(struct mroce_conn *conn, u64 now)
 				struct mroce_txslot *slot = mroce_txpath_slot(&path->tx, ex.due[k]);
 				struct mroce_seg *seg = slot->ctx;
 
-				if (seg && mroce_txslot_exhausted(slot, seg->stream->retry_cnt))
-					mroce_stream_seg_expired(seg);
+				if (!seg || !mroce_txslot_exhausted(slot, seg->stream->retry_cnt) ||
+				    !mroce_stream_seg_expired(seg))
+					continue;
+				mroce_count(conn->mdev,
+					    slot->expiries >= MROCE_EXPIRIES_MAX ?
+					    MROCE_CNT_EXPIRIES_EXCEEDED :
+					    MROCE_CNT_RETRIES_EXCEEDED, 1);
 			}
 		}
 	}

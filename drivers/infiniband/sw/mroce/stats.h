@@ -42,6 +42,8 @@ enum mroce_counter {
 	MROCE_CNT_TAIL_PROBES,
 	MROCE_CNT_SHARE_WAITS,
 	MROCE_CNT_LOSS_CUTS,
+	MROCE_CNT_RETRIES_EXCEEDED,
+	MROCE_CNT_EXPIRIES_EXCEEDED,
 	MROCE_CNT_CONNECTIONS,	/* a gauge, read from the device */
 	MROCE_CNT_SHARE_SENDERS,	/* a gauge: active peers sending to it */
 	MROCE_CNT_SHARE_LEVEL,	/* a gauge: the share its ACKs give */

@@ -351,7 +351,7 @@ void mroce_stream_sq_kick(struct mroce_stream *s);
 void mroce_stream_rq_kick(struct mroce_stream *s);
 u64 mroce_stream_deadline(struct mroce_stream *s);
 bool mroce_stream_timer(struct mroce_stream *s, u64 now_us);
-void mroce_stream_seg_expired(struct mroce_seg *seg);
+bool mroce_stream_seg_expired(struct mroce_seg *seg);
 struct mroce_stream *mroce_stream_lookup(struct mroce_conn *conn, u32 qpn);
 int mroce_stream_init_cache(void);
 void mroce_stream_exit_cache(void);
