@@ -177,8 +177,9 @@ static void out_flush(struct sim_conn *c)
 	for (i = 0; i < ep->nout; i++) {
 		struct sim_out *o = &ep->out[i];
 
+		/* Every packet of a connection is ECN-capable (IP-ECN). */
 		ep->ops->xmit(ep->host, c->peer, o->sport, o->hdr, o->hlen,
-			      o->payload, o->data);
+			      o->payload, true);
 	}
 	ep->nout = 0;
 }

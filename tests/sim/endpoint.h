@@ -27,8 +27,8 @@ extern "C" {
 /**
  * struct sim_ep_ops - what an endpoint needs from its host
  * @xmit: send @hlen header bytes at @hdr followed by @payload_len payload
- *	bytes to host @dst with UDP source port @sport; @data: a DATA
- *	packet (sent ECN-capable)
+ *	bytes to host @dst with UDP source port @sport; @ect: sent
+ *	ECN-capable (mroce: every packet, id IP-ECN; RoCEv2: its data)
  * @arm: call sim_ep_timer(@peer) at @when_us (replacing an earlier one
  *	for the same peer); 0: no timer
  * @completed: a message posted to @dst with @cookie is acknowledged
@@ -41,7 +41,7 @@ extern "C" {
 struct sim_ep_ops {
 	void (*xmit)(void *host, unsigned int dst, uint16_t sport,
 		     const void *hdr, unsigned int hlen,
-		     unsigned int payload_len, bool data);
+		     unsigned int payload_len, bool ect);
 	void (*arm)(void *host, unsigned int peer, uint64_t when_us);
 	void (*completed)(void *host, unsigned int dst, uint64_t cookie,
 			  uint64_t now_us);

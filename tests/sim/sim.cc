@@ -80,7 +80,7 @@ class Host
   private:
 	static void Xmit(void *host, unsigned int dst, uint16_t sport,
 			 const void *hdr, unsigned int hlen,
-			 unsigned int payload_len, bool data);
+			 unsigned int payload_len, bool ect);
 	static void Arm(void *host, unsigned int peer, uint64_t when_us);
 	static void Completed(void *host, unsigned int dst, uint64_t cookie,
 			      uint64_t now_us);
@@ -179,7 +179,7 @@ Host::Host(unsigned int id, Fabric *fabric, const Options &o, Workload *w)
 }
 
 void Host::Xmit(void *host, unsigned int dst, uint16_t sport, const void *hdr,
-		unsigned int hlen, unsigned int payload_len, bool data)
+		unsigned int hlen, unsigned int payload_len, bool ect)
 {
 	Host *h = static_cast<Host *>(host);
 	Ptr<Packet> p = Create<Packet>(static_cast<const uint8_t *>(hdr), hlen);
@@ -187,7 +187,7 @@ void Host::Xmit(void *host, unsigned int dst, uint16_t sport, const void *hdr,
 	if (payload_len)
 		p->AddPaddingAtEnd(payload_len);
 	h->m_fabric->Send(h->m_id, RoutePlane(host, dst, sport) - 1, dst, sport,
-			  p, data);
+			  p, ect);
 }
 
 void Host::Arm(void *host, unsigned int peer, uint64_t when_us)

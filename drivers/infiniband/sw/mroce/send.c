@@ -446,7 +446,8 @@ void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q)
 			.raddr = &conn->raddr,
 			.sport = conn->path[route].sport,
 			.cache = &conn->dst[route].dst,
-			.ecn = MROCE_CB(skb)->data ? INET_ECN_ECT_0 : 0,
+			/* Control packets too: "ECN" in the spec's "IP" */
+			.ecn = INET_ECN_ECT_0,
 		};
 
 		if (MROCE_CB(skb)->sport && MROCE_CB(skb)->nocache) {
@@ -468,7 +469,7 @@ void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q)
 
 		if (!xmit_flow(sk, skb, &f)) {
 			mroce_count(conn->mdev, MROCE_CNT_TX_PKTS, 1);
-			if (f.ecn)
+			if (MROCE_CB(skb)->data)
 				mroce_count_path(conn->mdev, id,
 						 MROCE_PCNT_TX_PKTS, 1);
 		}
