@@ -316,10 +316,9 @@ static void tx_route_probes(struct sim_conn *c, u64 now)
 /* tx_resends() */
 static void tx_resends(struct sim_conn *c, u64 now)
 {
-	bool paced = false;
 	unsigned int i, k;
 
-	for (i = 0; i < c->paths.n && !paced; i++) {
+	for (i = 0; i < c->paths.n; i++) {
 		struct mroce_path *path = &c->path[i];
 
 		for (k = 0; k < path->nresend; k++) {
@@ -329,19 +328,12 @@ static void tx_resends(struct sim_conn *c, u64 now)
 
 			if (slot->state != MROCE_SLOT_LOST)
 				continue;	/* acknowledged meanwhile */
-			if (!mroce_paths_resend_room(&c->paths)) {
-				c->ep->st.paced++;
-				paced = true;
-				break;
-			}
 			route = slot->expiries ? mroce_paths_detour(&c->paths, i) : i;
 			queue_data(c, i, c->path[route].sport, slot->ctx, psn);
 			mroce_paths_resent(&c->paths, i, psn, now, route);
 			c->ep->st.retransmits++;
 		}
-		memmove(path->resend, path->resend + k,
-			(path->nresend - k) * sizeof(path->resend[0]));
-		path->nresend -= k;
+		path->nresend = 0;
 	}
 }
 
@@ -355,9 +347,7 @@ static void tx_new(struct sim_conn *c, u64 now)
 		u32 psn;
 
 		if (id < 0) {
-			/* A resend that waited counted the pass already. */
-			c->ep->st.paced += c->paths.pacer.blocked &&
-					   !c->paths.pacer.resend_blocked;
+			c->ep->st.paced += c->paths.pacer.blocked;
 			break;
 		}
 		seg = sim_xcalloc(1, sizeof(*seg));

@@ -99,7 +99,7 @@ struct sim_ep_config {
  * @conns: connections (mroce) or queue pairs (RoCEv2) set up, to a peer
  *	that sent or was sent something
  * @tail_probes: packets sent again to draw an ACK (PATH-TLP)
- * @paced: send passes whose packets waited for the receiver's share
+ * @paced: send passes whose new packets waited for the receiver's share
  *	(SHARE-PACE)
  * @loss_cuts: window decreases for congestive loss (CC-LOSS)
  */

@@ -322,7 +322,6 @@ void mroce_pacer_refill(struct mroce_pacer *pc, u64 now_us)
 	u64 earned, pay;
 
 	pc->blocked = false;
-	pc->resend_blocked = false;
 	if (!pc->rate || now_us <= pc->stamp_us)
 		return;
 	/* A second at most: the product stays well within 64 bits. */
@@ -369,7 +368,7 @@ void mroce_pacer_set(struct mroce_pacer *pc, u16 share, u32 capacity_mbps,
 		pc->debt = 0;
 	}
 	pc->credit = min(pc->credit, pc->depth);
-	pc->debt = min(pc->debt, pc->depth);
+	pc->debt = min(pc->debt, (u64)MROCE_CWND_MAX * pc->cost);
 	pc->rate = rate;
 }
 
@@ -399,31 +398,14 @@ void mroce_pacer_spend(struct mroce_pacer *pc)
 }
 
 /**
- * mroce_pacer_resend_room() - whether a lost packet may be sent again now
+ * mroce_pacer_charge() - a packet was sent again
  * @pc: the pacer
  *
- * A resend runs ahead of the credit by up to a burst (the pacer's depth),
- * as a debt that new packets then wait for: the receiver waits for it.
- * Beyond that it waits too, so that a connection losing many packets
- * resends them within its share, not on top of it.
- *
- * Return: true if it may; if not, the pacer is blocked until
- * mroce_pacer_due().
- */
-bool mroce_pacer_resend_room(struct mroce_pacer *pc)
-{
-	if (!pc->rate || pc->debt + pc->cost <= pc->credit + pc->depth)
-		return true;
-	pc->blocked = true;
-	pc->resend_blocked = true;
-	return false;
-}
-
-/**
- * mroce_pacer_charge() - a packet was sent again
- * @pc: the pacer; mroce_pacer_resend_room() said it may
- *
- * It takes its credit, as a debt if there is not enough.
+ * A resend does not wait for credit (it replaces a packet already
+ * counted, and holding it back would hold back what the receiver
+ * waits for), but it takes its credit, as a debt if need be, which
+ * new packets then wait for: lost packets are resent within the share,
+ * not on top of it.
  */
 void mroce_pacer_charge(struct mroce_pacer *pc)
 {
@@ -433,7 +415,8 @@ void mroce_pacer_charge(struct mroce_pacer *pc)
 		pc->credit -= pc->cost;
 		return;
 	}
-	pc->debt += pc->cost - pc->credit;
+	pc->debt = min(pc->debt + pc->cost - pc->credit,
+		       (u64)MROCE_CWND_MAX * pc->cost);
 	pc->credit = 0;
 }
 
@@ -441,19 +424,12 @@ void mroce_pacer_charge(struct mroce_pacer *pc)
  * mroce_pacer_due() - when a blocked pacer has credit for a packet
  * @pc: the pacer
  *
- * A resend that waited needs less than a new packet: it may leave a
- * debt of the depth.
- *
  * Return: that time, or 0 if no packet waits for credit.
  */
 u64 mroce_pacer_due(const struct mroce_pacer *pc)
 {
-	u64 need;
-
 	if (!pc->blocked || !pc->rate)
 		return 0;
-	need = pc->debt + pc->cost - pc->credit;
-	if (pc->resend_blocked)
-		need -= min(need, pc->depth);
-	return pc->stamp_us + (need + pc->rate - 1) / pc->rate;
+	return pc->stamp_us +
+	       (pc->debt + pc->cost - pc->credit + pc->rate - 1) / pc->rate;
 }

@@ -140,11 +140,10 @@ static inline void mroce_lossmon_lost(struct mroce_lossmon *lm,
  * @depth: most credit that builds up
  * @cost: credit a packet takes
  * @credit: credit now
- * @debt: credit resends took beyond @credit (at most @depth), paid
- *	before a new packet
+ * @debt: credit resends took beyond @credit (at most MROCE_CWND_MAX
+ *	packets'), paid before a new packet
  * @stamp_us: when @credit was brought up to date
- * @blocked: a packet waited for credit in the current send pass
- * @resend_blocked: that packet was a resend
+ * @blocked: a new packet waited for credit in the current send pass
  */
 struct mroce_pacer {
 	u64 rate;
@@ -154,14 +153,12 @@ struct mroce_pacer {
 	u64 debt;
 	u64 stamp_us;
 	bool blocked;
-	bool resend_blocked;
 };
 
 void mroce_pacer_set(struct mroce_pacer *pc, u16 share, u32 capacity_mbps,
 		     u32 base_rtt_us, u32 pkt_bytes, u64 now_us);
 void mroce_pacer_refill(struct mroce_pacer *pc, u64 now_us);
 bool mroce_pacer_room(struct mroce_pacer *pc);
-bool mroce_pacer_resend_room(struct mroce_pacer *pc);
 void mroce_pacer_spend(struct mroce_pacer *pc);
 void mroce_pacer_charge(struct mroce_pacer *pc);
 u64 mroce_pacer_due(const struct mroce_pacer *pc);

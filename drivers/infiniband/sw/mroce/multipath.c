@@ -294,20 +294,6 @@ u32 mroce_paths_send(struct mroce_paths *ps, unsigned int i, u64 now_us,
 }
 
 /**
- * mroce_paths_resend_room() - whether a lost packet may be sent again now
- * @ps: the paths
- *
- * Resends go before new packets, a burst ahead of the receiver's share
- * at most (id SHARE-PACE); the first one refused ends the pass's resends.
- *
- * Return: true if it may.
- */
-bool mroce_paths_resend_room(struct mroce_paths *ps)
-{
-	return mroce_pacer_resend_room(&ps->pacer);
-}
-
-/**
  * mroce_paths_resent() - a lost packet of path @i was sent again
  * @ps: the paths
  * @i: its path

@@ -133,7 +133,6 @@ void mroce_paths_pass(struct mroce_paths *ps, u64 now_us);
 int mroce_paths_pick(struct mroce_paths *ps);
 u32 mroce_paths_send(struct mroce_paths *ps, unsigned int i, u64 now_us,
 		     void *ctx);
-bool mroce_paths_resend_room(struct mroce_paths *ps);
 void mroce_paths_resent(struct mroce_paths *ps, unsigned int i, u32 psn,
 			u64 now_us, unsigned int route);
 unsigned int mroce_paths_detour(struct mroce_paths *ps, unsigned int self);

@@ -571,9 +571,8 @@ static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
 			       struct sk_buff_head *q, unsigned int budget)
 {
 	unsigned int i, sent = 0;
-	bool paced = false;
 
-	for (i = 0; i < conn->paths.n && !paced; i++) {
+	for (i = 0; i < conn->paths.n; i++) {
 		struct mroce_path *path = &conn->path[i];
 		unsigned int k, route;
 
@@ -584,11 +583,6 @@ static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
 
 			if (slot->state != MROCE_SLOT_LOST)
 				continue;	/* acknowledged meanwhile */
-			if (!mroce_paths_resend_room(&conn->paths)) {
-				mroce_count(conn->mdev, MROCE_CNT_SHARE_WAITS, 1);
-				paced = true;
-				break;
-			}
 			skb = build_data(conn, i, slot->ctx, psn);
 			if (!skb)
 				break;
@@ -607,7 +601,7 @@ static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
 			__skb_queue_tail(q, skb);
 			sent++;
 		}
-		/* Keep what the budget or the share left for the next pass. */
+		/* Keep what the budget did not reach for the next pass. */
 		memmove(path->resend, path->resend + k,
 			(path->nresend - k) * sizeof(path->resend[0]));
 		path->nresend -= k;
@@ -628,9 +622,7 @@ static unsigned int tx_new(struct mroce_conn *conn, u64 now,
 		u32 psn;
 
 		if (id < 0) {
-			/* A resend that waited counted the pass already. */
-			if (conn->paths.pacer.blocked &&
-			    !conn->paths.pacer.resend_blocked)
+			if (conn->paths.pacer.blocked)
 				mroce_count(conn->mdev, MROCE_CNT_SHARE_WAITS, 1);
 			break;
 		}
