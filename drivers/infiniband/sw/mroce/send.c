@@ -440,6 +440,7 @@ void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q)
 	while ((skb = __skb_dequeue(q))) {
 		unsigned int id = MROCE_CB(skb)->path % conn->paths.n;
 		unsigned int route = MROCE_CB(skb)->route % conn->paths.n;
+		bool data = MROCE_CB(skb)->data;	/* xmit_flow() consumes @skb */
 		struct mroce_path_dst *dst = &conn->dst[id];
 		struct mroce_flow f = {
 			.laddr = &conn->laddr,
@@ -469,7 +470,7 @@ void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q)
 
 		if (!xmit_flow(sk, skb, &f)) {
 			mroce_count(conn->mdev, MROCE_CNT_TX_PKTS, 1);
-			if (MROCE_CB(skb)->data)
+			if (data)
 				mroce_count_path(conn->mdev, id,
 						 MROCE_PCNT_TX_PKTS, 1);
 		}
