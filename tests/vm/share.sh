@@ -6,7 +6,8 @@
 # once from two addresses of its one device, so that VM0 sees two
 # sending peers (a connection is per address pair).  VM0 must count two
 # senders and give each half its capacity; VM1's flows must wait for
-# the pace it sets, and together stay within the capacity.
+# the pace it sets, and together stay within the capacity.  Every mroce
+# packet either VM receives must be ECN-capable (id IP-ECN).
 #   scripts/vm run --vms 2 --links 1 --module .../mroce.ko -- tests/vm/share.sh
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,6 +35,27 @@ else
 fi
 rdma link add "$dev" type mroce netdev eth0 || t_give_up "rdma link add $dev"
 gid=$(vm_gid_index "$dev") || t_give_up "no IPv4 RoCE v2 GID on $dev"
+
+# id IP-ECN: every packet of a connection arrives ECT(0), ACKs and probes
+# too (VM1 receives only those); counted by ECN codepoint on the way in.
+port=$(cat /sys/module/mroce/parameters/udp_port)
+nft add table inet mroce_ecn &&
+	nft add chain inet mroce_ecn in '{ type filter hook input priority 0; }' &&
+	nft add counter inet mroce_ecn notect && nft add counter inet mroce_ecn ect &&
+	nft add rule inet mroce_ecn in udp dport "$port" ip ecn not-ect counter name notect &&
+	nft add rule inet mroce_ecn in udp dport "$port" ip ecn != not-ect counter name ect ||
+	t_give_up "nftables counters by ECN codepoint"
+ecn_packets() {
+	nft list counter inet mroce_ecn "$1" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "packets") print $(i + 1) }'
+}
+ecn_check() {
+	local notect ect
+	notect=$(ecn_packets notect)
+	ect=$(ecn_packets ect)
+	t_run "every mroce packet in arrived ECN-capable ($ect ECT, $notect not)" \
+		test "$ect" -gt 100 -a "$notect" -eq 0
+}
 
 # A run's average goodput in Mbit/s, as perftest reports it.
 mbps() {
@@ -63,6 +85,7 @@ if [[ $MROCE_VM_INDEX -eq 0 ]]; then
 	r2=$?
 	t_run "server 1 ends cleanly (exit $r1)" test "$r1" -eq 0
 	t_run "server 2 ends cleanly (exit $r2)" test "$r2" -eq 0
+	ecn_check
 	# While both flows run, two senders and half of the capacity each
 	# (32767 / 65535); a look may fall where one of them stalled, and
 	# the flows start and end apart, so only most of them.  Never more
@@ -97,6 +120,7 @@ else
 	cp /tmp/bw1.log /tmp/bw2.log "$MROCE_VM_OUT/" 2>/dev/null
 	t_run "flow 1 ends cleanly (exit $r1)" test "$r1" -eq 0
 	t_run "flow 2 ends cleanly (exit $r2)" test "$r2" -eq 0
+	ecn_check
 	waits=$(($(vm_counter "$dev" share_waits) - waits0))
 	t_run "new packets waited for the share's pace ($waits passes)" test "$waits" -gt 0
 	m1=$(mbps /tmp/bw1.log)
