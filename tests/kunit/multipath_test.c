@@ -195,8 +195,10 @@ static void retry_count_test(struct kunit *test)
 		h->path[0].nresend = 0;
 		mroce_paths_resent(&h->ps, 0, 0, t, 0);
 		KUNIT_EXPECT_EQ(test, (unsigned int)slot->silent, i);
-		KUNIT_EXPECT_EQ(test, mroce_txslot_exhausted(slot, 0), i > 7);
-		KUNIT_EXPECT_EQ(test, mroce_txslot_exhausted(slot, 7), i > 7 * 8);
+		KUNIT_EXPECT_EQ(test, mroce_txslot_exhausted(slot, 0),
+				i > 7 ? MROCE_SLOT_RETRIES_EXCEEDED : MROCE_SLOT_RETRYING);
+		KUNIT_EXPECT_EQ(test, mroce_txslot_exhausted(slot, 7),
+				i > 7 * 8 ? MROCE_SLOT_RETRIES_EXCEEDED : MROCE_SLOT_RETRYING);
 	}
 
 	/* Path 1 gets a packet acknowledged between the expiries of path 0's. */
@@ -205,7 +207,7 @@ static void retry_count_test(struct kunit *test)
 	mroce_paths_send(&h->ps, 0, t, NULL);
 	slot = mroce_txpath_slot(&h->path[0].tx, 0);
 	for (i = 1; i <= MROCE_EXPIRIES_MAX; i++) {
-		KUNIT_EXPECT_FALSE(test, mroce_txslot_exhausted(slot, 0));
+		KUNIT_EXPECT_EQ(test, mroce_txslot_exhausted(slot, 0), MROCE_SLOT_RETRYING);
 		pkt.psn = mroce_paths_send(&h->ps, 1, t + 1, NULL) + 1;
 		KUNIT_ASSERT_EQ(test, mroce_paths_ack(&h->ps, 1, t + 2, &pkt,
 						      acked_nothing, NULL,
@@ -218,7 +220,8 @@ static void retry_count_test(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, slot->expiries, MROCE_EXPIRIES_MAX);
 	KUNIT_EXPECT_EQ(test, (unsigned int)slot->silent, 0);
-	KUNIT_EXPECT_TRUE(test, mroce_txslot_exhausted(slot, 7));
+	KUNIT_EXPECT_EQ(test, mroce_txslot_exhausted(slot, 7),
+			MROCE_SLOT_EXPIRIES_EXCEEDED);
 
 	/* An ACK before the packet's latest transmission says nothing of it. */
 	pkt.psn = mroce_paths_send(&h->ps, 1, t, NULL) + 1;

@@ -204,6 +204,13 @@ unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
 				  u64 newest_us, u32 *psns, unsigned int max);
 void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us);
 
+/* Whether, and by which rule, a packet has timed out too often */
+enum mroce_slot_retry {
+	MROCE_SLOT_RETRYING,
+	MROCE_SLOT_RETRIES_EXCEEDED,	/* silent expiries beyond retry_cnt */
+	MROCE_SLOT_EXPIRIES_EXCEEDED,	/* MROCE_EXPIRIES_MAX in all */
+};
+
 /**
  * mroce_txslot_exhausted() - has an outstanding packet timed out too often?
  * @slot: the packet
@@ -213,13 +220,17 @@ void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us);
  * peer that answers is congested or its route is, and a queue pair is
  * not failed for what a lossy transport recovers from (id PATH-RETRY).
  *
- * Return: true if the packet's work request fails.
+ * Return: MROCE_SLOT_RETRYING, or the rule by which the packet's work
+ * request fails.
  */
-static inline bool mroce_txslot_exhausted(const struct mroce_txslot *slot,
-					  u8 retry_cnt)
+static inline enum mroce_slot_retry
+mroce_txslot_exhausted(const struct mroce_txslot *slot, u8 retry_cnt)
 {
-	return slot->silent > 7 * (retry_cnt + 1) ||
-	       slot->expiries >= MROCE_EXPIRIES_MAX;
+	if (slot->silent > 7 * (retry_cnt + 1))
+		return MROCE_SLOT_RETRIES_EXCEEDED;
+	if (slot->expiries >= MROCE_EXPIRIES_MAX)
+		return MROCE_SLOT_EXPIRIES_EXCEEDED;
+	return MROCE_SLOT_RETRYING;
 }
 
 static inline u32 mroce_txpath_rto(const struct mroce_txpath *tp)

@@ -532,14 +532,17 @@ static void tx_timeouts(struct mroce_conn *conn, u64 now)
 			for (k = 0; k < ex.n; k++) {
 				struct mroce_txslot *slot = mroce_txpath_slot(&path->tx, ex.due[k]);
 				struct mroce_seg *seg = slot->ctx;
+				enum mroce_slot_retry why;
 
-				if (!seg || !mroce_txslot_exhausted(slot, seg->stream->retry_cnt) ||
-				    !mroce_stream_seg_expired(seg))
+				if (!seg)
+					continue;
+				why = mroce_txslot_exhausted(slot, seg->stream->retry_cnt);
+				if (why == MROCE_SLOT_RETRYING || !mroce_stream_seg_expired(seg))
 					continue;
 				mroce_count(conn->mdev,
-					    slot->expiries >= MROCE_EXPIRIES_MAX ?
-					    MROCE_CNT_EXPIRIES_EXCEEDED :
-					    MROCE_CNT_RETRIES_EXCEEDED, 1);
+					    why == MROCE_SLOT_RETRIES_EXCEEDED ?
+					    MROCE_CNT_RETRIES_EXCEEDED :
+					    MROCE_CNT_EXPIRIES_EXCEEDED, 1);
 			}
 		}
 	}
