@@ -109,6 +109,9 @@
 #   vm_red_in RATE          the same port with a RED queue that marks ECN
 #                           (drops what is not ECN-capable) from 3 ms of
 #                           RATE queued, and drops its tail at 48 ms
+#   vm_port_bypass ADDR     IPv4 traffic to local address ADDR goes around
+#                           that port
+#   vm_red_out RATE         this VM's way out (eth0) shaped as vm_red_in's
 #   vm_tail_drop_counts     "SENT DROPPED": that port's packets so far
 # Timeouts default to $MROCE_VM_WAIT (120 s).
 
@@ -352,16 +355,32 @@ vm_tail_drop_in() {
 	_vm_port_in && tc qdisc add dev ifb0 root tbf rate "$1" burst 32kb limit "$2"
 }
 
-vm_red_in() {
+# _vm_red DEV RATE: DEV's root a RATE token bucket feeding a RED queue
+_vm_red() {
 	local kbit min
-	kbit=$(tc_kbit "$1") || return 1
+	kbit=$(tc_kbit "$2") || return 1
 	# kbit/8 bytes per ms: 3 ms of the rate, never under two packets
 	min=$((kbit * 3 / 8 > 3000 ? kbit * 3 / 8 : 3000))
-	_vm_port_in &&
-		tc qdisc add dev ifb0 root handle 1: tbf rate "$1" burst 32kb limit 1mb &&
-		tc qdisc add dev ifb0 parent 1:1 handle 10: red limit $((min * 16)) \
+	tc qdisc add dev "$1" root handle 1: tbf rate "$2" burst 32kb limit 1mb &&
+		tc qdisc add dev "$1" parent 1:1 handle 10: red limit $((min * 16)) \
 			min "$min" max $((min * 3)) avpkt 1500 burst $((min * 5 / 1500 / 3 + 1)) \
-			probability 0.2 bandwidth "$1" ecn
+			probability 0.2 bandwidth "$2" ecn
+}
+
+vm_red_in() {
+	_vm_port_in && _vm_red ifb0 "$1"
+}
+
+vm_port_bypass() {
+	# (the port's redirect has the kernel's automatic priority, after 1)
+	_vm_port_in &&
+		tc filter add dev eth0 parent ffff: prio 1 protocol ip u32 \
+			match ip dst "$1/32" action pass
+}
+
+vm_red_out() {
+	tc qdisc del dev eth0 root 2>/dev/null
+	_vm_red eth0 "$1"
 }
 
 # RATE ("80mbit", "1gbit", "500kbit") in kbit/s
