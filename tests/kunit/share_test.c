@@ -247,7 +247,11 @@ static void pacer_test(struct kunit *test)
 	KUNIT_EXPECT_GE(test, sent, 124);
 	KUNIT_EXPECT_LE(test, sent, 127);
 
-	/* Idle credit is capped at the burst: an idle sender cannot flood. */
+	/*
+	 * Idle credit is capped at the burst: an idle sender (a pass that
+	 * found nothing to send, then none for a second) cannot flood.
+	 */
+	mroce_pacer_refill(&pc, 3001);
 	mroce_pacer_refill(&pc, 1000000);
 	burst = 0;
 	while (mroce_pacer_room(&pc)) {
@@ -282,6 +286,56 @@ static void pacer_test(struct kunit *test)
 	mroce_pacer_set(&pc, MROCE_SHARE_ONE, CAP, 10, 1000, 1000001);
 	KUNIT_EXPECT_TRUE(test, mroce_pacer_room(&pc));
 	KUNIT_EXPECT_EQ(test, mroce_pacer_due(&pc), 0);
+}
+
+static unsigned int pacer_drain(struct mroce_pacer *pc)
+{
+	unsigned int n = 0;
+
+	while (mroce_pacer_room(pc)) {
+		mroce_pacer_spend(pc);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * id SHARE-PACE: a packet that waited for credit keeps what accrued
+ * until its pass came, however late the host ran it (10 ms at most).
+ */
+static void pacer_late_test(struct kunit *test)
+{
+	struct mroce_pacer pc = {};
+	unsigned int n;
+	u64 due;
+
+	/* 1/8 of 8 Gbit/s in 1000-byte packets: one every 8 us. */
+	mroce_pacer_set(&pc, MROCE_SHARE_ONE / 8, CAP, 10, 1000, 1000);
+	KUNIT_EXPECT_EQ(test, pacer_drain(&pc), 2);
+	due = mroce_pacer_due(&pc);
+	KUNIT_EXPECT_GT(test, due, 1000);
+
+	/*
+	 * The pass comes 800 us late, an ACK in between: the packet it was
+	 * due for and the 100 of the time it was late.
+	 */
+	mroce_pacer_set(&pc, MROCE_SHARE_ONE / 8, CAP, 10, 1000, due + 400);
+	mroce_pacer_refill(&pc, due + 800);
+	n = pacer_drain(&pc);
+	KUNIT_EXPECT_GE(test, n, 100);
+	KUNIT_EXPECT_LE(test, n, 101);
+
+	/* A second late: 10 ms' worth at most. */
+	due = mroce_pacer_due(&pc);
+	mroce_pacer_refill(&pc, due + 1000000);
+	n = pacer_drain(&pc);
+	KUNIT_EXPECT_GE(test, n, 1249);
+	KUNIT_EXPECT_LE(test, n, 1251);
+
+	/* A pass on time: one packet, as before. */
+	due = mroce_pacer_due(&pc);
+	mroce_pacer_refill(&pc, due);
+	KUNIT_EXPECT_EQ(test, pacer_drain(&pc), 1);
 }
 
 /*
@@ -320,6 +374,7 @@ static struct kunit_case mroce_share_cases[] = {
 	KUNIT_CASE(max_min_test),
 	KUNIT_CASE(ce_marked_test),
 	KUNIT_CASE(pacer_test),
+	KUNIT_CASE(pacer_late_test),
 	{}
 };
 

@@ -309,6 +309,29 @@ static u64 pacer_cost(u32 pkt_bytes)
 	return (u64)pkt_bytes * 8 * MROCE_SHARE_ONE;
 }
 
+/* The credit a pacer has most: more while a packet waits (id SHARE-PACE). */
+static u64 pacer_bound(const struct mroce_pacer *pc, u64 now_us)
+{
+	if (!pc->blocked || now_us <= pc->wait_us)
+		return pc->depth;
+	return pc->depth +
+	       min_t(u64, now_us - pc->wait_us, MROCE_PACE_LATE_MAX_US) * pc->rate;
+}
+
+static void pacer_accrue(struct mroce_pacer *pc, u64 now_us)
+{
+	u64 earned, pay;
+
+	if (now_us <= pc->stamp_us)
+		return;
+	/* A second at most: the product stays well within 64 bits. */
+	earned = min_t(u64, now_us - pc->stamp_us, MROCE_RTO_MAX_US) * pc->rate;
+	pay = min(pc->debt, earned);
+	pc->debt -= pay;
+	pc->credit = min(pacer_bound(pc, now_us), pc->credit + earned - pay);
+	pc->stamp_us = now_us;
+}
+
 /**
  * mroce_pacer_refill() - bring a pacer's credit up to @now_us
  * @pc: the pacer
@@ -319,17 +342,9 @@ static u64 pacer_cost(u32 pkt_bytes)
  */
 void mroce_pacer_refill(struct mroce_pacer *pc, u64 now_us)
 {
-	u64 earned, pay;
-
+	if (pc->rate)
+		pacer_accrue(pc, now_us);
 	pc->blocked = false;
-	if (!pc->rate || now_us <= pc->stamp_us)
-		return;
-	/* A second at most: the product stays well within 64 bits. */
-	earned = min_t(u64, now_us - pc->stamp_us, MROCE_RTO_MAX_US) * pc->rate;
-	pay = min(pc->debt, earned);
-	pc->debt -= pay;
-	pc->credit = min(pc->depth, pc->credit + earned - pay);
-	pc->stamp_us = now_us;
 }
 
 /**
@@ -342,7 +357,8 @@ void mroce_pacer_refill(struct mroce_pacer *pc, u64 now_us)
  * @now_us: current time
  *
  * New packets go out at the share's rate, in bursts of at most the
- * share's worth of a base RTT (two packets at least): id SHARE-PACE.
+ * share's worth of a base RTT (two packets at least), or of the time a
+ * packet waited for a late send pass: id SHARE-PACE.
  * A share of all of the capacity, or none given, is no bound.
  */
 void mroce_pacer_set(struct mroce_pacer *pc, u16 share, u32 capacity_mbps,
@@ -357,7 +373,7 @@ void mroce_pacer_set(struct mroce_pacer *pc, u16 share, u32 capacity_mbps,
 		return;
 	}
 	if (pc->rate)
-		mroce_pacer_refill(pc, now_us);
+		pacer_accrue(pc, now_us);
 	else
 		pc->stamp_us = now_us;	/* a first bound starts with a full bucket */
 	burst = rate * min(base_rtt_us, MROCE_RTO_MAX_US);
@@ -366,8 +382,9 @@ void mroce_pacer_set(struct mroce_pacer *pc, u16 share, u32 capacity_mbps,
 	if (!pc->rate) {
 		pc->credit = pc->depth;
 		pc->debt = 0;
+		pc->blocked = false;
 	}
-	pc->credit = min(pc->credit, pc->depth);
+	pc->credit = min(pc->credit, pacer_bound(pc, now_us));
 	pc->debt = min(pc->debt, (u64)MROCE_CWND_MAX * pc->cost);
 	pc->rate = rate;
 }
@@ -383,6 +400,8 @@ bool mroce_pacer_room(struct mroce_pacer *pc)
 {
 	if (!pc->rate || (!pc->debt && pc->credit >= pc->cost))
 		return true;
+	if (!pc->blocked)
+		pc->wait_us = pc->stamp_us;
 	pc->blocked = true;
 	return false;
 }

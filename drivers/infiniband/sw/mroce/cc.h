@@ -152,6 +152,7 @@ struct mroce_pacer {
 	u64 credit;
 	u64 debt;
 	u64 stamp_us;
+	u64 wait_us;	/* since when a new packet waits, if blocked */
 	bool blocked;
 };
 

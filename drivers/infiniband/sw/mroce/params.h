@@ -50,6 +50,8 @@
 #define MROCE_SHARE_ONE		0xffffU	/* all of the capacity: no limit */
 #define MROCE_CAPACITY_MAX	0xffffffU	/* Mbit/s: the ACK's 24 bits */
 #define MROCE_SHARE_HOLD_US	1000U	/* default share_hold_us */
+/* A waiting packet's credit is not bounded for this long (id SHARE-PACE) */
+#define MROCE_PACE_LATE_MAX_US	10000U
 
 /* Connections and streams ("HELLO", "PROBE") */
 #define MROCE_HELLO_US		20000	/* HELLO resend interval */
