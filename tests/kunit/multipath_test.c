@@ -494,6 +494,52 @@ static void rto_seed_test(struct kunit *test)
 }
 
 /*
+ * RTT-HELLO: three HELLO round trips are the RTO of every path without
+ * an RTT sample, if shorter; no smoothed RTT comes of it; a path with a
+ * sample of its own keeps its RTO.  HELLO-RESEND: when HELLOs go again.
+ */
+static void hello_rto_test(struct kunit *test)
+{
+	struct fake_host *h = host_alloc(test);
+	struct mroce_ack_result res;
+	unsigned int i;
+
+	mroce_paths_hello_rto(&h->ps, 40);
+	for (i = 0; i < NPATHS; i++) {
+		KUNIT_EXPECT_EQ(test, h->path[i].tx.rto_us, 120);
+		KUNIT_EXPECT_EQ(test, h->path[i].tx.srtt_us, 0);
+	}
+	/* Longer than the RTO the paths have: no change. */
+	mroce_paths_hello_rto(&h->ps, 400);
+	KUNIT_EXPECT_EQ(test, h->path[3].tx.rto_us, 120);
+
+	/* Path 1's own sample (300 + 4 * 150) stays its own. */
+	h = host_alloc(test);
+	mroce_txpath_send(&h->path[1].tx, 1000, NULL);
+	KUNIT_ASSERT_EQ(test, ack(h, 1, 1300, 1, 0, &res), 0);
+	mroce_paths_hello_rto(&h->ps, 40);
+	KUNIT_EXPECT_EQ(test, h->path[1].tx.rto_us, 900);
+	KUNIT_EXPECT_EQ(test, h->path[0].tx.rto_us, 120);
+
+	/* Within the bounds: the floor (100 us here), and 1 s. */
+	h = host_alloc(test);
+	mroce_paths_hello_rto(&h->ps, 10);
+	KUNIT_EXPECT_EQ(test, h->path[0].tx.rto_us, 100);
+	h = host_alloc(test);
+	mroce_paths_hello_rto(&h->ps, 0);
+	KUNIT_EXPECT_EQ(test, h->path[0].tx.rto_us, 100);
+	mroce_paths_hello_rto(&h->ps, U64_MAX);
+	KUNIT_EXPECT_EQ(test, h->path[0].tx.rto_us, 100);
+
+	/* HELLO-RESEND: the minimum RTO, doubling, at most 20 ms. */
+	KUNIT_EXPECT_EQ(test, mroce_paths_hello_wait(&h->ps, 1), 100);
+	KUNIT_EXPECT_EQ(test, mroce_paths_hello_wait(&h->ps, 2), 200);
+	KUNIT_EXPECT_EQ(test, mroce_paths_hello_wait(&h->ps, 8), 12800);
+	KUNIT_EXPECT_EQ(test, mroce_paths_hello_wait(&h->ps, 9), MROCE_HELLO_US);
+	KUNIT_EXPECT_EQ(test, mroce_paths_hello_wait(&h->ps, 255), MROCE_HELLO_US);
+}
+
+/*
  * The send pass's timers: the earliest expiry or route probe of any
  * path, and each expiry's packets queued once, on its own path.
  */
@@ -639,6 +685,7 @@ static struct kunit_case mroce_multipath_cases[] = {
 	KUNIT_CASE(return_elsewhere_test),
 	KUNIT_CASE(spread_test),
 	KUNIT_CASE(rto_seed_test),
+	KUNIT_CASE(hello_rto_test),
 	KUNIT_CASE(expire_test),
 	KUNIT_CASE(share_pace_test),
 	KUNIT_CASE(congestive_loss_test),

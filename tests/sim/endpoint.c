@@ -72,6 +72,10 @@ struct sim_conn {
 	struct sim_rmsg *rmsg;		/* by msn % nrmsg */
 	unsigned int nrmsg;
 	u64 armed_us;
+	bool established;	/* the peer's epoch is known */
+	u64 hello_due_us;	/* the next HELLO, until established */
+	u64 hello_sent_us;	/* the latest HELLO, 0 once answered */
+	unsigned int hellos;	/* HELLOs sent */
 };
 
 struct sim_ep {
@@ -238,6 +242,25 @@ static void queue_ack(struct sim_conn *c, unsigned int path, u16 route_sport)
 	c->ack_due[path] = false;
 }
 
+/* mroce_build_hello(): each HELLO takes the next path's route */
+static void queue_hello(struct sim_conn *c, bool answer)
+{
+	struct sim_out *o = out_next(c->ep);
+	unsigned int path = c->paths.rr++ % c->paths.n;
+	struct mroce_pkt pkt = {
+		.type = MROCE_PKT_HELLO,
+		.paths = c->paths.n,
+		.src_epoch = epoch_of(c->ep->id),
+		.dst_epoch = answer ? epoch_of(c->peer) : 0,
+	};
+
+	o->sport = c->path[path].sport;
+	o->path = path;
+	o->data = false;
+	o->payload = 0;
+	o->hlen = mroce_wire_build(o->hdr, &pkt);
+}
+
 /* build_probe(), for a route probe of a path's home port */
 static void queue_probe(struct sim_conn *c, unsigned int path, u16 sport)
 {
@@ -365,7 +388,8 @@ static void tx_new(struct sim_conn *c, u64 now)
 /* tx_arm() */
 static void tx_arm(struct sim_conn *c)
 {
-	u64 t = mroce_paths_deadline(&c->paths);
+	u64 t = c->established ? mroce_paths_deadline(&c->paths) :
+				 c->head ? c->hello_due_us : 0;
 
 	if (t != c->armed_us) {
 		c->armed_us = t;
@@ -378,6 +402,18 @@ static void conn_pass(struct sim_conn *c, u64 now)
 {
 	unsigned int i;
 
+	if (!c->established) {
+		/* Until the peer's epoch is known, only HELLO may be sent. */
+		if (c->head && now >= c->hello_due_us) {
+			queue_hello(c, false);
+			c->hello_due_us = now +
+				mroce_paths_hello_wait(&c->paths, ++c->hellos);
+			c->hello_sent_us = now;
+		}
+		out_flush(c);
+		tx_arm(c);
+		return;
+	}
 	mroce_paths_pass(&c->paths, now);
 	tx_timeouts(c, now);
 	tx_route_probes(c, now);
@@ -560,6 +596,14 @@ static void rx_ack(struct sim_conn *c, const struct mroce_pkt *pkt, u16 sport,
 		c->ep->st.returns++;
 }
 
+/* rx_hello(); epochs are fixed, so no restart */
+static void rx_hello(struct sim_conn *c, const struct mroce_pkt *pkt)
+{
+	c->established = true;
+	if (pkt->dst_epoch != epoch_of(c->ep->id))
+		queue_hello(c, true);
+}
+
 /* The module's share work, run here as packets arrive. */
 static void share_scan(struct sim_ep *ep, u64 now)
 {
@@ -589,14 +633,26 @@ static void ep_rx(void *arg, unsigned int src, const void *buf,
 
 	ep->now = now_us;
 	if (mroce_wire_parse(buf, hdr_avail, pkt_len, &pkt) ||
-	    pkt.dst_epoch != epoch_of(ep->id) ||
+	    (pkt.dst_epoch != epoch_of(ep->id) &&
+	     !(pkt.type == MROCE_PKT_HELLO && !pkt.dst_epoch)) ||
 	    pkt.src_epoch != epoch_of(src)) {
 		ep->st.malformed++;
 		return;
 	}
 	c = conn_get(ep, src);
+	/* The peer heard our HELLO (id RTT-HELLO, EPOCH-LEARN). */
+	if (pkt.dst_epoch == epoch_of(ep->id)) {
+		if (c->hello_sent_us) {
+			mroce_paths_hello_rto(&c->paths, now_us - c->hello_sent_us);
+			c->hello_sent_us = 0;
+		}
+		c->established = true;
+	}
 	share_scan(ep, now_us);
 	switch (pkt.type) {
+	case MROCE_PKT_HELLO:
+		rx_hello(c, &pkt);
+		break;
 	case MROCE_PKT_DATA:
 		rx_data(c, &pkt, ce, sport, now_us);
 		break;

@@ -279,6 +279,8 @@ static void mroce_conn_forget(struct mroce_conn *conn)
 	conn->epoch = new_epoch();
 	conn->peer_epoch = 0;
 	conn->hello_due_us = 0;
+	conn->hello_sent_us = 0;
+	conn->hellos = 0;
 }
 
 static void mroce_conn_reap(struct work_struct *work)

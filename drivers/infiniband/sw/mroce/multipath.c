@@ -235,6 +235,51 @@ u64 mroce_paths_deadline(const struct mroce_paths *ps)
 }
 
 /**
+ * mroce_paths_hello_wait() - how long a HELLO waits for its answer
+ * @ps: the paths
+ * @sent: HELLOs sent so far, this one included
+ *
+ * Id HELLO-RESEND: the minimum RTO, doubling with each HELLO sent, at
+ * most MROCE_HELLO_US.
+ *
+ * Return: microseconds.
+ */
+u32 mroce_paths_hello_wait(const struct mroce_paths *ps, unsigned int sent)
+{
+	u64 wait = ps->path[0].tx.min_rto_us;
+
+	if (sent > 1)
+		wait <<= min(sent - 1, 16U);
+	return min_t(u64, max_t(u64, wait, 1), MROCE_HELLO_US);
+}
+
+/**
+ * mroce_paths_hello_rto() - the paths' first RTO from the HELLO's round trip
+ * @ps: the paths
+ * @rtt_us: from the latest HELLO sent to the peer's answer
+ *
+ * Id RTT-HELLO: what a first RTT sample would make the RTO (three times
+ * the sample, within the RTO's bounds) becomes the RTO of each path that
+ * has no sample of its own, if shorter.  Not the smoothed RTT: the HELLO
+ * met no queue, and the first flight's packets may (the probes timed by
+ * the smoothed RTT would fire early).
+ */
+void mroce_paths_hello_rto(struct mroce_paths *ps, u64 rtt_us)
+{
+	u64 rto = 3 * max_t(u64, min_t(u64, rtt_us, MROCE_RTO_MAX_US), 1);
+	unsigned int i;
+
+	for (i = 0; i < ps->n; i++) {
+		struct mroce_txpath *tx = &ps->path[i].tx;
+
+		if (!tx->srtt_us)
+			tx->rto_us = min_t(u64, tx->rto_us,
+					   clamp_t(u64, rto, tx->min_rto_us,
+						   MROCE_RTO_MAX_US));
+	}
+}
+
+/**
  * mroce_paths_pass() - a send pass begins
  * @ps: the paths
  * @now_us: current time

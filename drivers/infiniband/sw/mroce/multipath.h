@@ -120,6 +120,8 @@ void mroce_paths_init(struct mroce_paths *ps, struct mroce_path *path,
 		      u32 pkt_bytes, bool loss_cc);
 void mroce_paths_init_path(struct mroce_paths *ps, unsigned int i,
 			   u32 min_rto_us, u32 init_rto_us, u32 delay_target_us);
+u32 mroce_paths_hello_wait(const struct mroce_paths *ps, unsigned int sent);
+void mroce_paths_hello_rto(struct mroce_paths *ps, u64 rtt_us);
 int mroce_paths_ack(struct mroce_paths *ps, unsigned int i, u64 now_us,
 		    const struct mroce_pkt *pkt,
 		    void (*acked)(void *ctx, void *arg), void *arg,

@@ -54,7 +54,7 @@
 #define MROCE_PACE_LATE_MAX_US	10000U
 
 /* Connections and streams ("HELLO", "PROBE") */
-#define MROCE_HELLO_US		20000	/* HELLO resend interval */
+#define MROCE_HELLO_US		20000	/* longest HELLO resend interval */
 #define MROCE_STREAM_WINDOW	256	/* messages in flight per stream */
 #define MROCE_PROBE_MIN_US	10000	/* shortest interval of a stream's probes */
 

@@ -65,6 +65,22 @@ static void rx_restart(struct mroce_conn *conn)
 	mroce_count(conn->mdev, MROCE_CNT_PEER_RESTARTS, 1);
 }
 
+/*
+ * A packet to this incarnation: the peer heard our HELLO.  Its round trip
+ * gives the paths their first RTO (id RTT-HELLO), and its source epoch is
+ * the peer's if none is known yet (id EPOCH-LEARN).
+ */
+static void rx_heard(struct mroce_conn *conn, const struct mroce_pkt *pkt)
+{
+	if (conn->hello_sent_us) {
+		mroce_paths_hello_rto(&conn->paths,
+				      mroce_now_us() - conn->hello_sent_us);
+		conn->hello_sent_us = 0;
+	}
+	if (!conn->peer_epoch && pkt->type != MROCE_PKT_HELLO && pkt->src_epoch)
+		conn->peer_epoch = pkt->src_epoch;
+}
+
 /* A HELLO: learn the peer's epoch, notice its restart, answer it. */
 static struct sk_buff *rx_hello(struct mroce_conn *conn,
 				const struct mroce_pkt *pkt)
@@ -201,6 +217,8 @@ static int mroce_rx(struct net *net, struct sk_buff *skb,
 
 	spin_lock(&conn->lock);
 	mroce_count(conn->mdev, MROCE_CNT_RX_PKTS, 1);
+	if (pkt.dst_epoch == conn->epoch)
+		rx_heard(conn, &pkt);
 	if (pkt.type == MROCE_PKT_HELLO) {
 		reply = rx_hello(conn, &pkt);
 	} else if (pkt.src_epoch != conn->peer_epoch ||

@@ -723,7 +723,11 @@ void mroce_tx_work(struct work_struct *work)
 			skb = mroce_build_hello(conn);
 			if (skb)
 				__skb_queue_tail(&q, skb);
-			conn->hello_due_us = now + MROCE_HELLO_US;
+			if (conn->hellos < U8_MAX)
+				conn->hellos++;
+			conn->hello_due_us = now +
+				mroce_paths_hello_wait(&conn->paths, conn->hellos);
+			conn->hello_sent_us = now;
 		}
 		goto arm;
 	}
