@@ -73,9 +73,7 @@ struct sim_conn {
 	unsigned int nrmsg;
 	u64 armed_us;
 	bool established;	/* the peer's epoch is known */
-	u64 hello_due_us;	/* the next HELLO, until established */
-	u64 hello_sent_us;	/* the latest HELLO, 0 once answered */
-	unsigned int hellos;	/* HELLOs sent */
+	struct mroce_hello hello;	/* until established */
 };
 
 struct sim_ep {
@@ -389,7 +387,7 @@ static void tx_new(struct sim_conn *c, u64 now)
 static void tx_arm(struct sim_conn *c)
 {
 	u64 t = c->established ? mroce_paths_deadline(&c->paths) :
-				 c->head ? c->hello_due_us : 0;
+				 c->head ? c->hello.due_us : 0;
 
 	if (t != c->armed_us) {
 		c->armed_us = t;
@@ -404,11 +402,9 @@ static void conn_pass(struct sim_conn *c, u64 now)
 
 	if (!c->established) {
 		/* Until the peer's epoch is known, only HELLO may be sent. */
-		if (c->head && now >= c->hello_due_us) {
+		if (c->head && now >= c->hello.due_us) {
 			queue_hello(c, false);
-			c->hello_due_us = now +
-				mroce_paths_hello_wait(&c->paths, ++c->hellos);
-			c->hello_sent_us = now;
+			mroce_hello_sent(&c->hello, &c->paths, now);
 		}
 		out_flush(c);
 		tx_arm(c);
@@ -642,10 +638,7 @@ static void ep_rx(void *arg, unsigned int src, const void *buf,
 	c = conn_get(ep, src);
 	/* The peer heard our HELLO (id RTT-HELLO, EPOCH-LEARN). */
 	if (pkt.dst_epoch == epoch_of(ep->id)) {
-		if (c->hello_sent_us) {
-			mroce_paths_hello_rto(&c->paths, now_us - c->hello_sent_us);
-			c->hello_sent_us = 0;
-		}
+		mroce_hello_heard(&c->hello, &c->paths, now_us);
 		c->established = true;
 	}
 	share_scan(ep, now_us);

@@ -278,9 +278,7 @@ static void mroce_conn_forget(struct mroce_conn *conn)
 	mroce_conn_restart_paths(conn, keep_none);
 	conn->epoch = new_epoch();
 	conn->peer_epoch = 0;
-	conn->hello_due_us = 0;
-	conn->hello_sent_us = 0;
-	conn->hellos = 0;
+	memset(&conn->hello, 0, sizeof(conn->hello));
 }
 
 static void mroce_conn_reap(struct work_struct *work)

@@ -280,6 +280,39 @@ void mroce_paths_hello_rto(struct mroce_paths *ps, u64 rtt_us)
 }
 
 /**
+ * mroce_hello_sent() - a HELLO with dst_epoch 0 went
+ * @h: the connection's HELLOs
+ * @ps: its paths
+ * @now_us: current time
+ */
+void mroce_hello_sent(struct mroce_hello *h, const struct mroce_paths *ps,
+		      u64 now_us)
+{
+	if (h->sent < U8_MAX)
+		h->sent++;
+	h->due_us = now_us + mroce_paths_hello_wait(ps, h->sent);
+	h->sent_us = now_us;
+}
+
+/**
+ * mroce_hello_heard() - a packet addressed to this end's epoch came
+ * @h: the connection's HELLOs
+ * @ps: its paths
+ * @now_us: current time
+ *
+ * The peer heard a HELLO: the first such packet times the paths' first
+ * RTO (id RTT-HELLO).
+ */
+void mroce_hello_heard(struct mroce_hello *h, struct mroce_paths *ps,
+		       u64 now_us)
+{
+	if (!h->sent_us)
+		return;
+	mroce_paths_hello_rto(ps, now_us - h->sent_us);
+	h->sent_us = 0;
+}
+
+/**
  * mroce_paths_pass() - a send pass begins
  * @ps: the paths
  * @now_us: current time

@@ -122,6 +122,23 @@ void mroce_paths_init_path(struct mroce_paths *ps, unsigned int i,
 			   u32 min_rto_us, u32 init_rto_us, u32 delay_target_us);
 u32 mroce_paths_hello_wait(const struct mroce_paths *ps, unsigned int sent);
 void mroce_paths_hello_rto(struct mroce_paths *ps, u64 rtt_us);
+
+/**
+ * struct mroce_hello - a connection's HELLOs while the peer's epoch is unknown
+ * @due_us: when the next may go
+ * @sent_us: when the latest went; 0 once the peer was heard
+ * @sent: how many went
+ */
+struct mroce_hello {
+	u64 due_us;
+	u64 sent_us;
+	u8 sent;
+};
+
+void mroce_hello_sent(struct mroce_hello *h, const struct mroce_paths *ps,
+		      u64 now_us);
+void mroce_hello_heard(struct mroce_hello *h, struct mroce_paths *ps,
+		       u64 now_us);
 int mroce_paths_ack(struct mroce_paths *ps, unsigned int i, u64 now_us,
 		    const struct mroce_pkt *pkt,
 		    void (*acked)(void *ctx, void *arg), void *arg,

@@ -72,11 +72,7 @@ static void rx_restart(struct mroce_conn *conn)
  */
 static void rx_heard(struct mroce_conn *conn, const struct mroce_pkt *pkt)
 {
-	if (conn->hello_sent_us) {
-		mroce_paths_hello_rto(&conn->paths,
-				      mroce_now_us() - conn->hello_sent_us);
-		conn->hello_sent_us = 0;
-	}
+	mroce_hello_heard(&conn->hello, &conn->paths, mroce_now_us());
 	if (!conn->peer_epoch && pkt->type != MROCE_PKT_HELLO && pkt->src_epoch)
 		conn->peer_epoch = pkt->src_epoch;
 }

@@ -690,7 +690,7 @@ static void tx_arm(struct mroce_conn *conn, u64 now)
 	u64 t = 0, d;
 
 	if (!conn->peer_epoch && live)
-		t = conn->hello_due_us;
+		t = conn->hello.due_us;
 	d = quiet ? 0 : mroce_paths_deadline(&conn->paths);
 	if (d && (!t || d < t))
 		t = d;
@@ -719,15 +719,11 @@ void mroce_tx_work(struct work_struct *work)
 	spin_lock_bh(&conn->lock);
 	if (!conn->peer_epoch) {
 		/* Until the peer's epoch is known, only HELLO may be sent. */
-		if (conn_has_live_stream(conn) && now >= conn->hello_due_us) {
+		if (conn_has_live_stream(conn) && now >= conn->hello.due_us) {
 			skb = mroce_build_hello(conn);
 			if (skb)
 				__skb_queue_tail(&q, skb);
-			if (conn->hellos < U8_MAX)
-				conn->hellos++;
-			conn->hello_due_us = now +
-				mroce_paths_hello_wait(&conn->paths, conn->hellos);
-			conn->hello_sent_us = now;
+			mroce_hello_sent(&conn->hello, &conn->paths, now);
 		}
 		goto arm;
 	}

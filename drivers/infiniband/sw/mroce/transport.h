@@ -44,9 +44,7 @@ struct mroce_path_dst {
  * @ipv4: both addresses are IPv4
  * @epoch: this end's epoch
  * @peer_epoch: the peer's epoch, 0 until known
- * @hello_due_us: when to send the next HELLO while @peer_epoch is 0
- * @hello_sent_us: when the latest of those went, 0 once answered
- * @hellos: how many of those went
+ * @hello: the HELLOs sent while @peer_epoch is 0
  * @streams: attached streams
  * @idle_us: when the last stream left; 0 while one is attached
  * @tx_streams: streams with something to send
@@ -72,9 +70,7 @@ struct mroce_conn {
 	bool ipv4;
 	u32 epoch;
 	u32 peer_epoch;
-	u64 hello_due_us;
-	u64 hello_sent_us;
-	u8 hellos;
+	struct mroce_hello hello;
 	struct list_head streams;
 	u64 idle_us;
 	struct list_head tx_streams;
