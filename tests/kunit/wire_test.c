@@ -114,7 +114,7 @@ static void data_wire_layout_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	build_data(buf, MROCE_OP_WRITE_IMM, 0, &p);
 	/* Spot-check big-endian placement against the spec's offsets. */
-	KUNIT_EXPECT_EQ(test, buf[0], 0x10);
+	KUNIT_EXPECT_EQ(test, buf[0], MROCE_WIRE_VERSION << 4);
 	KUNIT_EXPECT_EQ(test, buf[1], MROCE_PKT_DATA);
 	KUNIT_EXPECT_EQ(test, buf[3], 63);
 	KUNIT_EXPECT_EQ(test, buf[4], 0x11);
@@ -271,7 +271,8 @@ struct reject_case {
 };
 
 static const struct reject_case reject_cases[] = {
-	{ "version 2", MROCE_OP_SEND, 64, 0, 0x20 },
+	{ "version 1", MROCE_OP_SEND, 64, 0, 0x10 },
+	{ "version 3", MROCE_OP_SEND, 64, 0, 0x30 },
 	{ "type 9", MROCE_OP_SEND, 64, 1, 9 },
 	{ "path 64", MROCE_OP_SEND, 64, 3, 64 },
 	{ "opcode 0", MROCE_OP_SEND, 64, 24, 0 },
@@ -393,7 +394,7 @@ static void garbage_test(struct kunit *test)
 		prandom_bytes_state(&rnd, buf, pkt_len);
 		/* Half the time, make the common header plausible. */
 		if (i & 1 && pkt_len >= 2) {
-			buf[0] = 0x10;
+			buf[0] = MROCE_WIRE_VERSION << 4;
 			buf[1] = 1 + prandom_u32_state(&rnd) % 5;
 			if (pkt_len >= 25)
 				buf[24] = prandom_u32_state(&rnd) % 12;

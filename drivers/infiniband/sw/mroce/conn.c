@@ -2,7 +2,8 @@
 /*
  * Connections: one per (local address, peer address) of a device, shared
  * by every queue pair between the two, created when the first of them
- * reaches RTR or when the peer says HELLO.  A connection owns the paths,
+ * reaches RTR (never for a peer's HELLO: Documentation/wire-protocol.rst,
+ * id HELLO-UNSOLICITED).  A connection owns the paths,
  * one hrtimer for all their deadlines, and the send work.
  */
 #include <linux/jhash.h>

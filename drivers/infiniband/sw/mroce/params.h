@@ -11,7 +11,7 @@
 #include <linux/bits.h>
 
 /* The wire ("Common header", "ACK") */
-#define MROCE_WIRE_VERSION	1
+#define MROCE_WIRE_VERSION	2
 #define MROCE_MAX_PATHS		64	/* path ids 0-63 */
 #define MROCE_SACK_BITS		256	/* an ACK's bitmap */
 #define MROCE_ACK_MAX_STREAMS	64	/* stream records in one ACK */

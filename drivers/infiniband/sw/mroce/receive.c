@@ -125,8 +125,8 @@ static struct sk_buff *rx_data(struct mroce_conn *conn,
 		mroce_count(conn->mdev, MROCE_CNT_ECN_MARKED, 1);
 
 	s = mroce_stream_lookup(conn, pkt->dst_qpn);
-	if (s)
-		mroce_stream_rx(s, pkt, payload);
+	if (!s || !mroce_stream_rx(s, pkt, payload))
+		mroce_count(conn->mdev, MROCE_CNT_STREAM_DROPS, 1);
 
 	if (due || !list_empty(&conn->ack_streams))
 		__set_bit(pkt->path, conn->ack_due);

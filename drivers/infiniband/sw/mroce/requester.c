@@ -354,7 +354,9 @@ static void seg_fill_request(struct mroce_seg *seg, struct mroce_swqe *w, u32 n)
 	h->offset = w->sent;
 	h->payload_len = n;
 	h->ssn = w->ssn;
-	h->imm = w->wqe.imm_data;
+	/* SEND_INV's extension carries an rkey, a number, not immediate data. */
+	h->imm = w->wqe.opcode == IB_WR_SEND_WITH_INV ? w->wqe.imm_data :
+		 mroce_imm_to_wire(w->wqe.imm_data);
 	switch (w->wqe.opcode) {
 	case IB_WR_RDMA_WRITE:
 	case IB_WR_RDMA_WRITE_WITH_IMM:
@@ -537,8 +539,10 @@ bool mroce_stream_seg_expired(struct mroce_seg *seg)
  *
  * Placed into the request's local scatter list; the request is done once
  * every byte is.  A response that fits no outstanding request is dropped.
+ *
+ * Return: false if it was dropped.
  */
-void mroce_req_rx_response(struct mroce_stream *s, const struct mroce_pkt *pkt,
+bool mroce_req_rx_response(struct mroce_stream *s, const struct mroce_pkt *pkt,
 			   const u8 *payload)
 {
 	struct mroce_swqe *w;
@@ -547,13 +551,13 @@ void mroce_req_rx_response(struct mroce_stream *s, const struct mroce_pkt *pkt,
 
 	w = swqe_of_msn(s, pkt->msn, &index);
 	if (!w)
-		return;
+		return false;
 	is_read = w->wqe.opcode == IB_WR_RDMA_READ;
 	if (pkt->opcode == MROCE_OP_READ_RESP)
 		is_read = !is_read;	/* true now means: wrong response type */
 	if (w->msn != pkt->msn || w->state == MROCE_SWQE_DONE ||
 	    !op_is_rd_atomic(w->wqe.opcode) || pkt->msg_len != w->len || is_read)
-		return;
+		return false;
 
 	if (pkt->opcode == MROCE_OP_ATOMIC_RESP) {
 		u64 orig = pkt->swap_add;
@@ -574,6 +578,7 @@ void mroce_req_rx_response(struct mroce_stream *s, const struct mroce_pkt *pkt,
 		}
 	}
 	mroce_req_complete(s);
+	return true;
 }
 
 /**

@@ -212,7 +212,7 @@ static void stream_advance(struct mroce_stream *s)
 
 			if (m->opcode == MROCE_OP_SEND_IMM || m->opcode == MROCE_OP_WRITE_IMM) {
 				cqe.wc_flags |= MROCE_WC_F_WITH_IMM;
-				cqe.imm_data = m->imm;
+				cqe.imm_data = mroce_imm_from_wire(m->imm);
 			} else if (m->opcode == MROCE_OP_SEND_INV) {
 				cqe.wc_flags |= MROCE_WC_F_WITH_INV;
 				cqe.imm_data = m->imm;
@@ -381,8 +381,11 @@ static void stream_rx_place(struct mroce_stream *s, struct mroce_rmsg *m,
  * @s: the stream
  * @pkt: the parsed packet
  * @payload: its payload, @pkt->payload_len bytes
+ *
+ * Return: false if the stream dropped it (Documentation/wire-protocol.rst,
+ * id PLACE-DROP: the caller counts it).
  */
-void mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
+bool mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 		     const u8 *payload)
 {
 	struct mroce_qp *qp = s->qp;
@@ -392,20 +395,18 @@ void mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 
 	lockdep_assert_held(&s->conn->lock);
 	if (!qp || s->error || pkt->src_qpn != s->dest_qpn)
-		return;
+		return false;
 	s->heard = true;
 	state = READ_ONCE(qp->state);
 	if (state != IB_QPS_RTR && state != IB_QPS_RTS && state != IB_QPS_SQD)
-		return;
+		return false;
 
-	if (pkt->opcode == MROCE_OP_READ_RESP || pkt->opcode == MROCE_OP_ATOMIC_RESP) {
-		mroce_req_rx_response(s, pkt, payload);
-		return;
-	}
+	if (pkt->opcode == MROCE_OP_READ_RESP || pkt->opcode == MROCE_OP_ATOMIC_RESP)
+		return mroce_req_rx_response(s, pkt, payload);
 
 	d = pkt->msn - s->rcv_done;
 	if (d >= MROCE_STREAM_WINDOW)
-		return;		/* complete already, or beyond the window */
+		return false;	/* complete already, or beyond the window */
 	m = &s->rmsg[pkt->msn % MROCE_STREAM_WINDOW];
 	if (m->state == MROCE_RMSG_FREE || m->msn != pkt->msn) {
 		memset(m, 0, sizeof(*m));
@@ -420,7 +421,7 @@ void mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 	}
 	if (m->state == MROCE_RMSG_DONE || m->state == MROCE_RMSG_REQUEST ||
 	    (s8)(pkt->gen - m->gen) < 0)
-		return;
+		return false;
 	if (pkt->gen != m->gen) {
 		/* The sender started the message over after an RNR NAK. */
 		m->gen = pkt->gen;
@@ -428,7 +429,7 @@ void mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 		m->rnr = false;
 	}
 	if (m->rnr || pkt->msg_len != m->len || pkt->opcode != m->opcode)
-		return;
+		return false;
 	if (pkt->flags & MROCE_F_SOLICITED)
 		m->solicited = true;
 
@@ -436,7 +437,7 @@ void mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 		if (s->qp->ibqp.qp_type == IB_QPT_UC) {
 			stream_rx_fatal(s, m, MROCE_NAK_INVALID_REQUEST,
 					IB_WC_REM_INV_REQ_ERR);
-			return;
+			return false;
 		}
 		m->va = pkt->va;
 		m->rkey = pkt->rkey;
@@ -448,4 +449,5 @@ void mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 	}
 	if (!s->error && m->state != MROCE_RMSG_ACTIVE)
 		stream_advance(s);
+	return true;
 }

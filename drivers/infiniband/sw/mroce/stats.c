@@ -46,6 +46,7 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_LOSS_CUTS] = { .name = "loss_cuts" },
 	[MROCE_CNT_RETRIES_EXCEEDED] = { .name = "retries_exceeded" },
 	[MROCE_CNT_EXPIRIES_EXCEEDED] = { .name = "expiries_exceeded" },
+	[MROCE_CNT_STREAM_DROPS] = { .name = "stream_drops" },
 	[MROCE_CNT_CONNECTIONS] = { .name = "connections" },
 	[MROCE_CNT_SHARE_SENDERS] = { .name = "share_senders" },
 	[MROCE_CNT_SHARE_LEVEL] = { .name = "share_level" },

@@ -32,7 +32,7 @@ int mroce_stream_scatter(struct mroce_stream *s, const struct mroce_sge *sges,
 /* requester.c */
 void mroce_req_complete(struct mroce_stream *s);
 void mroce_req_flush(struct mroce_stream *s);
-void mroce_req_rx_response(struct mroce_stream *s, const struct mroce_pkt *pkt,
+bool mroce_req_rx_response(struct mroce_stream *s, const struct mroce_pkt *pkt,
 			   const u8 *payload);
 
 /* responder.c */

@@ -156,7 +156,7 @@ enum mroce_rmsg_state {
  * @len: its length
  * @placed: bytes placed
  * @ssn: receive it consumes (@recv)
- * @imm: immediate data (network order) or invalidated rkey
+ * @imm: immediate data (its wire field's value) or invalidated rkey
  * @gen: generation being placed
  * @state: enum mroce_rmsg_state
  * @opcode: its wire opcode
@@ -314,6 +314,22 @@ void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q);
 u64 mroce_route_plane(struct mroce_conn *conn, u16 sport);
 
 /* A next hop's key: output device in the high half, gateway in the low. */
+/*
+ * Verbs hold immediate data in network order; struct mroce_pkt holds the
+ * value of its big-endian wire field.  So the bytes an application posts
+ * are the bytes on the wire and the bytes its peer's completion reports
+ * (Documentation/wire-protocol.rst, id DATA-IMM).
+ */
+static inline u32 mroce_imm_to_wire(u32 imm_data)
+{
+	return be32_to_cpu((__force __be32)imm_data);
+}
+
+static inline u32 mroce_imm_from_wire(u32 imm)
+{
+	return (__force u32)cpu_to_be32(imm);
+}
+
 static inline u64 mroce_plane_key(int ifindex, u32 gateway)
 {
 	return (u64)ifindex << 32 | gateway;
@@ -342,7 +358,7 @@ bool mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
 			   struct mroce_seg **segp);
 void mroce_stream_fill(struct mroce_seg *seg, void *payload);
 void mroce_stream_seg_acked(void *ctx, void *arg);
-void mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
+bool mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 		     const u8 *payload);
 void mroce_stream_progress(struct mroce_stream *s,
 			   const struct mroce_ack_stream *rec, u64 now_us);

@@ -140,7 +140,7 @@ static enum ib_wc_status ud_send_one(struct mroce_qp *qp,
 		pkt.qkey = qp->attr.qkey;
 	if (wqe->opcode == IB_WR_SEND_WITH_IMM) {
 		pkt.flags |= MROCE_F_IMM;
-		pkt.imm = wqe->imm_data;
+		pkt.imm = mroce_imm_to_wire(wqe->imm_data);
 	}
 	if (wqe->send_flags & MROCE_SEND_F_SOLICITED)
 		pkt.flags |= MROCE_F_SOLICITED;
@@ -298,7 +298,7 @@ void mroce_ud_rx(struct mroce_dev *mdev, struct sk_buff *skb,
 	cqe.byte_len = MROCE_GRH_LEN + pkt->payload_len;
 	if (pkt->flags & MROCE_F_IMM) {
 		cqe.wc_flags |= MROCE_WC_F_WITH_IMM;
-		cqe.imm_data = pkt->imm;
+		cqe.imm_data = mroce_imm_from_wire(pkt->imm);
 	}
 	cqe.network_hdr_type = ud_grh(skb, grh);
 	if (err)

@@ -183,6 +183,9 @@ int mroce_wire_parse(const void *buf, size_t hdr_avail, size_t pkt_len,
 	pkt->flags = hdr->flags;
 	pkt->path = hdr->path;
 	pkt->src_epoch = get_unaligned_be32(&hdr->src_epoch);
+	/* Epochs are never 0 (id HDR-EPOCH); a DATAGRAM carries none. */
+	if (!pkt->src_epoch && pkt->type != MROCE_PKT_DATAGRAM)
+		return -EINVAL;
 	pkt->dst_epoch = get_unaligned_be32(&hdr->dst_epoch);
 	pkt->psn = get_unaligned_be32(&hdr->psn);
 	pkt->hdr_len = len;

@@ -1,0 +1,980 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""The wire-protocol compliance suite: a live mroce device against a peer.
+
+The device (DEV, over a netdev with address LOCAL in this network
+namespace) is driven by ordinary verbs calls (pyverbs); the peer, in
+network namespace NETNS with address PEER, is tests/compliance/
+mroce_peer.py, written from Documentation/wire-protocol.rst.  Each check
+tests the statements of one or more of the spec's requirement ids and
+prints, per id, "ok ID: what" or "FAIL ID: what: why".  Checks run in order
+on one connection; a check that needs a queue pair makes its own.
+
+    suite.py DEV NETNS LOCAL PEER [CHECK...]
+"""
+
+import os
+import random
+import struct
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mroce_wire as w                                         # noqa: E402
+from mroce_peer import Peer, ECT0, CE                          # noqa: E402
+
+from pyverbs.addr import AH, AHAttr, GID, GlobalRoute          # noqa: E402
+from pyverbs.cq import CQ                                      # noqa: E402
+from pyverbs.device import Context                             # noqa: E402
+from pyverbs.mr import MR                                      # noqa: E402
+from pyverbs.pd import PD                                      # noqa: E402
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr           # noqa: E402
+from pyverbs.wr import RecvWR, SendWR, SGE                     # noqa: E402
+import pyverbs.enums as e                                      # noqa: E402
+
+ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
+          e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_ATOMIC)
+SYS = '/sys/class/infiniband/%s/ports/1/hw_counters/'
+PARAM = '/sys/module/mroce/parameters/'
+MTU = 1024
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, why):
+    if not cond:
+        raise Fail(why)
+
+
+class Device:
+    """The mroce device under test, through verbs."""
+
+    def __init__(self, name, local, peer):
+        self.name = name
+        self.ctx = Context(name=name)
+        self.pd = PD(self.ctx)
+        self.cq = CQ(self.ctx, 1024)
+        self.mr = MR(self.pd, 1 << 20, ACCESS)
+        self.peer_gid = '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' % \
+            tuple(int(x) for x in peer.split('.'))
+        self.sgid = self._gid_index(local)
+        base = '/sys/class/infiniband/%s/ports/1/gid_attrs/ndevs/' % name
+        with open(base + str(self.sgid)) as f:
+            self.netdev = f.read().strip()
+        with open('/sys/class/net/%s/mtu' % self.netdev) as f:
+            mtu = int(f.read())
+        # The payload of a full packet ("Largest header"): path MTU 1024 is
+        # the active MTU of a 1500-byte netdev, so the netdev's MTU rules.
+        self.seg = min(4096, (mtu - 112) // 64 * 64)
+        self.qps = []
+
+    def _gid_index(self, local):
+        want = '0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x' % \
+            tuple(int(x) for x in local.split('.'))
+        base = '/sys/class/infiniband/%s/ports/1/' % self.name
+        for _ in range(100):
+            for i in sorted(os.listdir(base + 'gids'), key=int):
+                with open(base + 'gids/' + i) as f:
+                    if f.read().strip() != want:
+                        continue
+                try:
+                    with open(base + 'gid_attrs/types/' + i) as f:
+                        if 'RoCE v2' in f.read():
+                            return int(i)
+                except OSError:
+                    pass
+            time.sleep(0.1)
+        raise Fail('no RoCE v2 GID for %s on %s' % (local, self.name))
+
+    def counter(self, name):
+        with open(SYS % self.name + name) as f:
+            return int(f.read())
+
+    def delta(self, name, before, want, secs=2.0):
+        """The counter's rise since @before, once it reaches @want."""
+        end = time.monotonic() + secs
+        while self.counter(name) - before < want and \
+                time.monotonic() < end:
+            time.sleep(0.01)
+        time.sleep(0.05)
+        return self.counter(name) - before
+
+    def expect_delta(self, name, before, want):
+        got = self.delta(name, before, want)
+        check(got == want, '%s +%d, want +%d' % (name, got, want))
+
+    def rc_qp(self, dest_qpn, qp_type=e.IBV_QPT_RC, rnr_timer=12):
+        qp = QP(self.pd, QPInitAttr(qp_type=qp_type, scq=self.cq,
+                                    rcq=self.cq,
+                                    cap=QPCap(max_send_wr=64, max_recv_wr=64,
+                                              max_send_sge=1,
+                                              max_recv_sge=1)))
+        attr = QPAttr(port_num=1)
+        attr.qp_access_flags = ACCESS
+        attr.path_mtu = e.IBV_MTU_1024
+        attr.dest_qp_num = dest_qpn
+        attr.min_rnr_timer = rnr_timer
+        attr.max_dest_rd_atomic = 4
+        attr.max_rd_atomic = 4
+        attr.timeout = 14
+        attr.retry_cnt = 7
+        attr.rnr_retry = 7
+        gr = GlobalRoute(dgid=GID(self.peer_gid), sgid_index=self.sgid,
+                         hop_limit=64)
+        attr.ah_attr = AHAttr(is_global=1, port_num=1, gr=gr)
+        qp.to_rts(attr)
+        self.qps.append(qp)
+        return qp
+
+    def ud_qp(self, qkey):
+        qp = QP(self.pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=self.cq,
+                                    rcq=self.cq,
+                                    cap=QPCap(max_send_wr=16, max_recv_wr=16,
+                                              max_send_sge=1,
+                                              max_recv_sge=1)))
+        attr = QPAttr(port_num=1)
+        attr.qkey = qkey
+        qp.to_rts(attr)
+        self.qps.append(qp)
+        return qp
+
+    def ah(self):
+        gr = GlobalRoute(dgid=GID(self.peer_gid), sgid_index=self.sgid,
+                         hop_limit=64)
+        return AH(self.pd, attr=AHAttr(is_global=1, port_num=1, gr=gr))
+
+    def state(self, qp):
+        attr, _ = qp.query(e.IBV_QP_STATE)
+        return attr.qp_state
+
+    def read(self, off, n):
+        return self.mr.read(n, off)
+
+    def write(self, off, data):
+        self.mr.write(data, len(data), off)
+
+    def sge(self, off, n):
+        return SGE(self.mr.buf + off, n, self.mr.lkey)
+
+    def post_recv(self, qp, off, n, wr_id=0):
+        qp.post_recv(RecvWR(wr_id=wr_id, num_sge=1, sg=[self.sge(off, n)]))
+
+    def post_send(self, qp, opcode, off, n, wr_id=0, imm=0, rkey=0, va=0,
+                  flags=e.IBV_SEND_SIGNALED):
+        wr = SendWR(wr_id=wr_id, opcode=opcode, num_sge=1,
+                    sg=[self.sge(off, n)], send_flags=flags, imm_data=imm)
+        if va or rkey:
+            wr.set_wr_rdma(rkey, va)
+        qp.post_send(wr)
+
+    def poll(self, n=1, secs=10.0):
+        got = []
+        end = time.monotonic() + secs
+        while len(got) < n and time.monotonic() < end:
+            k, wcs = self.cq.poll(n - len(got))
+            got += wcs[:k]
+            if not k:
+                time.sleep(0.001)
+        check(len(got) == n, '%d of %d completions within %.0f s'
+              % (len(got), n, secs))
+        return got
+
+
+class Suite:
+    def __init__(self, dev, netns, local, peer):
+        self.dev = Device(dev, local, peer)
+        self.p = Peer(netns, peer, local)
+        self.results = []
+        self.next_qpn = 0x100
+        self.streams = {}           # our QPN -> next msn
+        # A second device and peer for the share: "DEV LOCAL PEER".
+        self.share = None
+        if os.environ.get('MROCE_COMPLIANCE_SHARE'):
+            d2, l2, p2 = os.environ['MROCE_COMPLIANCE_SHARE'].split()
+            self.share = (Device(d2, l2, p2), Peer(netns, p2, l2))
+
+    def qpn(self):
+        self.next_qpn += 1
+        return self.next_qpn
+
+    def pair(self, **kw):
+        """A device RC QP and the peer's QPN it is connected to."""
+        q = self.qpn()
+        qp = self.dev.rc_qp(q, **kw)
+        self.streams[q] = 0
+        return qp, q
+
+    def msn(self, q):
+        m = self.streams[q]
+        self.streams[q] = m + 1
+        return m
+
+    def paths(self):
+        return self.p.npaths
+
+    def send_all(self, pkts, **kw):
+        for pk in pkts:
+            self.p.send(pk, **kw)
+
+    def record_of(self, q, pred=lambda r: True, secs=5.0, path=None):
+        """The first ACK stream record for our QPN @q satisfying pred."""
+        found = []
+
+        def match(g):
+            if g.pkt.type != w.ACK or (path is not None and
+                                       g.pkt.path != path):
+                return False
+            for r in g.pkt.records:
+                if r.qpn == q and pred(r):
+                    found.append(r)
+                    return True
+            return False
+        self.p.expect(match, secs, 'ACK record of QPN %#x' % q, keep=True)
+        return found[0]
+
+
+CHECKS = []
+
+
+def spec(*ids):
+    """Register a check of the statements of requirement @ids."""
+    def reg(fn):
+        CHECKS.append((fn.__name__, ids, fn.__doc__.strip().split('\n')[0],
+                       fn))
+        return fn
+    return reg
+
+
+# --- connections and epochs --------------------------------------------------
+
+@spec('HELLO-FORMAT', 'IP-ECN', 'HELLO-SPRAY', 'HELLO-RESEND', 'ENC-SPORT')
+def hello(s):
+    """the device says HELLO when a QP reaches RTR, repeats it, sprays it"""
+    s.p.answer_hello = False
+    try:
+        s.pair()
+        hellos = []
+        while len(hellos) < 4:
+            g = s.p.expect(lambda g: g.pkt.type == w.HELLO, 5.0,
+                           'HELLO %d' % (len(hellos) + 1))
+            hellos.append(g)
+    finally:
+        # The other checks need the connection, whatever this one finds.
+        s.p.answer_hello = True
+        s.p.npaths = s.p.dev_epoch and s.p.log[-1].pkt.paths or s.p.npaths
+        s.p.hello()
+    for g in hellos:
+        pk = g.pkt
+        check(pk.reserved_nibble == 0 and pk.path == 0 and pk.psn == 0 and
+              pk.flags == 0, 'HELLO header: %r' % pk)
+        check(pk.dst_epoch == 0 and pk.src_epoch != 0,
+              'epochs %#x/%#x' % (pk.src_epoch, pk.dst_epoch))
+        check(1 <= pk.paths <= 64, 'paths %d' % pk.paths)
+        check(g.tos & 3 == ECT0, 'HELLO sent with ECN bits %d' % (g.tos & 3))
+        check(49152 <= g.sport <= 65535, 'source port %d' % g.sport)
+    ports = [g.sport for g in hellos]
+    if hellos[0].pkt.paths > 1:
+        check(all(a != b for a, b in zip(ports, ports[1:])),
+              'consecutive HELLOs from one port: %s' % ports)
+    # The waits double from the minimum RTO, up to 20 ms.  Arrival times
+    # stand for send times: allow for a late first send and late timers.
+    with open(PARAM + 'min_rto_us') as f:
+        rto = int(f.read()) / 1e6
+    gaps = [b.t - a.t for a, b in zip(hellos, hellos[1:])]
+    waits = [min(rto * 2 ** i, 0.020) for i in range(len(gaps))]
+    low = [0.5] + [0.75] * (len(gaps) - 1)
+    check(all(k * x <= g <= max(4 * x, 0.05)
+              for g, x, k in zip(gaps, waits, low)),
+          'HELLO gaps %s ms, waits %s ms' % (
+              [round(g * 1e3, 2) for g in gaps],
+              [round(x * 1e3, 2) for x in waits]))
+    s.p.drain()
+    s.p.pump(0.3)
+    more = [g for g in s.p.pending if g.pkt and g.pkt.type == w.HELLO]
+    check(not more, '%d HELLOs after the answer' % len(more))
+    s.p.drain()
+
+
+@spec('HELLO-REPLY')
+def hello_reply(s):
+    """a HELLO that does not name the device's epoch is answered with one"""
+    s.p.hello(dst_epoch=0)
+    g = s.p.expect(lambda g: g.pkt.type == w.HELLO, 2.0, 'answering HELLO')
+    check(g.pkt.dst_epoch == s.p.epoch and
+          g.pkt.src_epoch == s.p.dev_epoch,
+          'answer has epochs %#x/%#x' % (g.pkt.src_epoch, g.pkt.dst_epoch))
+    s.p.hello()
+    s.p.pump(0.3)
+    check(not [g for g in s.p.pending if g.pkt and g.pkt.type == w.HELLO],
+          'a HELLO with the right dst_epoch was answered')
+    s.p.drain()
+
+
+@spec('EPOCH-CHECK')
+def epochs(s):
+    """DATA of another epoch pair is dropped and counted"""
+    qp, q = s.pair()
+    s.dev.write(0, bytes(64))
+    before = s.dev.counter('stale_epoch_drops')
+    for src, dst in ((s.p.epoch ^ 1, s.p.dev_epoch),
+                     (s.p.epoch, s.p.dev_epoch ^ 1), (s.p.epoch, 0)):
+        pk = s.p.data(0, psn=s.p.snd_nxt[0], opcode=w.WRITE, dst_qpn=qp.qp_num,
+                      src_qpn=q, msn=0, msg_len=64, payload=b'\xee' * 64,
+                      va=s.dev.mr.buf, rkey=s.dev.mr.rkey, flags=w.F_ACK_REQ)
+        pk.src_epoch, pk.dst_epoch = src, dst
+        s.p.send(pk, epochs=False)
+    s.p.pump(0.3)
+    s.dev.expect_delta('stale_epoch_drops', before, 3)
+    check(s.dev.read(0, 64) == bytes(64), 'a stale packet was placed')
+    check(not [g for g in s.p.pending if g.pkt and g.pkt.type == w.ACK
+               and g.pkt.path == 0], 'a stale packet was acknowledged')
+    s.p.drain()
+
+
+# --- header checks -----------------------------------------------------------
+
+@spec('HDR-DROP')
+def header_drops(s):
+    """bad version, type, path id and every truncation: dropped, counted"""
+    good = w.Pkt(w.HELLO, paths=s.p.npaths, src_epoch=s.p.epoch,
+                 dst_epoch=s.p.dev_epoch).build()
+    bad = [bytes([0x20]) + good[1:], bytes([0x00]) + good[1:],
+           good[:1] + bytes([6]) + good[2:], good[:1] + bytes([0]) + good[2:],
+           good[:3] + bytes([64]) + good[4:], good[:3] + bytes([255]) + good[4:]]
+    for typ, n in w.FIXED_LEN.items():
+        hdr = bytes([0x10, typ]) + good[2:16]
+        body = bytes(n - 16)
+        if typ == w.DATA:
+            body = struct.pack('!IIBBHIII', 1, 1, w.READ_RESP, 0, 0, 0, 0, 0)
+        bad.append((hdr + body)[:n - 1])
+    bad.append(good[:15])
+    bad.append(b'')
+    before = s.dev.counter('malformed_drops')
+    for b in bad:
+        s.p.send_raw(b)
+    s.p.pump(0.3)
+    s.dev.expect_delta('malformed_drops', before, len(bad))
+    check(not s.p.pending, 'answered a malformed packet: %r' % s.p.pending)
+
+
+@spec('HDR-RESERVED')
+def reserved(s):
+    """reserved bits set by the peer are ignored"""
+    qp, q = s.pair()
+    data = os.urandom(512)
+    pk = s.p.data(1, opcode=w.WRITE, dst_qpn=qp.qp_num | 0xab000000,
+                  src_qpn=q, msn=s.msn(q), msg_len=len(data), payload=data,
+                  va=s.dev.mr.buf + 4096, rkey=s.dev.mr.rkey,
+                  flags=w.F_ACK_REQ, reserved_nibble=0xf)
+    s.p.send(pk)
+    s.record_of(q, lambda r: r.msn_done == 1)
+    check(s.dev.read(4096, 512) == data, 'data not placed')
+    s.p.drain()
+
+
+# --- placement and acknowledgement -------------------------------------------
+
+@spec('PLACE-OFFSET', 'PLACE-WRITE', 'ACK-CUM', 'ACK-RECORD')
+def write_out_of_order(s):
+    """a WRITE's segments, reversed over all paths, are placed by offset"""
+    qp, q = s.pair()
+    data = os.urandom(8 * MTU)
+    s.dev.write(8192, bytes(len(data)))
+    m = s.msn(q)
+    pkts = s.p.message(lambda i: i % s.paths(), w.WRITE, qp.qp_num, q, m,
+                       data, MTU, order=list(range(7, -1, -1)),
+                       va=s.dev.mr.buf + 8192, rkey=s.dev.mr.rkey)
+    for pk in pkts:
+        pk.flags = w.F_ACK_REQ
+    s.send_all(pkts)
+    r = s.record_of(q, lambda r: r.msn_done == m + 1, secs=5)
+    check(r.nak == w.NAK_NONE, 'NAK %d' % r.nak)
+    check(s.dev.read(8192, len(data)) == data, 'bytes differ')
+    for path in range(s.paths()):
+        g = s.p.ack_of(path, lambda g: g.pkt.psn == s.p.snd_nxt[path])
+        check(g.pkt.sack == 0, 'path %d SACK %#x with nothing missing'
+              % (path, g.pkt.sack))
+    s.p.drain()
+
+
+@spec('ACK-SACK', 'PLACE-OFFSET')
+def sack_after_loss(s):
+    """the SACK after a chosen loss pattern names exactly what arrived"""
+    qp, q = s.pair()
+    path = 1
+    k = s.p.snd_nxt[path]
+    data = os.urandom(6 * MTU)
+    m = s.msn(q)
+    pkts = s.p.message(lambda i: path, w.WRITE, qp.qp_num, q, m, data, MTU,
+                       va=s.dev.mr.buf + 65536, rkey=s.dev.mr.rkey)
+    for i in (0, 2, 3, 5):
+        pkts[i].flags = w.F_ACK_REQ
+        s.p.send(pkts[i])
+    g = s.p.ack_of(path, lambda g: g.pkt.sack == 0b1011 or
+                   g.pkt.psn != k + 1 or g.pkt.sack & ~0b1011, 5)
+    check(g.pkt.psn == k + 1 and g.pkt.sack == 0b1011,
+          'ACK cum %d sack %#x, want cum %d sack 0xb'
+          % (g.pkt.psn - k, g.pkt.sack, 1))
+    for i in (1, 4):
+        pkts[i].flags = w.F_ACK_REQ
+        s.p.send(pkts[i])
+    s.record_of(q, lambda r: r.msn_done == m + 1)
+    g = s.p.ack_of(path, lambda g: g.pkt.psn == k + 6)
+    check(g.pkt.sack == 0, 'SACK %#x after the holes were filled'
+          % g.pkt.sack)
+    check(s.dev.read(65536, len(data)) == data, 'bytes differ')
+    s.p.drain()
+
+
+@spec('ACK-DUP', 'PATH-DUP')
+def duplicate(s):
+    """a duplicate is answered at once and not placed again"""
+    qp, q = s.pair()
+    m = s.msn(q)
+    data = os.urandom(256)
+    pk = s.p.data(2, opcode=w.WRITE, dst_qpn=qp.qp_num, src_qpn=q, msn=m,
+                  msg_len=256, payload=data, va=s.dev.mr.buf + 128 * 1024,
+                  rkey=s.dev.mr.rkey, flags=w.F_ACK_REQ)
+    s.p.send(pk)
+    s.record_of(q, lambda r: r.msn_done == m + 1)
+    s.p.drain()
+    before = s.dev.counter('duplicate_drops')
+    pk.payload = b'\x5a' * 256
+    pk.flags = 0
+    s.p.send(pk)
+    g = s.p.ack_of(2, secs=2.0)
+    check(g.pkt.psn == s.p.snd_nxt[2], 'ACK cum %d, want %d'
+          % (g.pkt.psn, s.p.snd_nxt[2]))
+    s.dev.expect_delta('duplicate_drops', before, 1)
+    check(s.dev.read(128 * 1024, 256) == data, 'duplicate placed again')
+    s.p.drain()
+
+
+@spec('PATH-WINDOW-RX')
+def window_edge(s):
+    """the receive window covers cum and the 256 sequences after it"""
+    qp, q = s.pair()
+    path = 3
+    c = s.p.snd_nxt[path]
+    before = s.dev.counter('outside_window_drops')
+    base = 160 * 1024
+
+    def one(psn, off):
+        m = s.msn(q)
+        s.p.send(s.p.data(path, psn=psn, opcode=w.WRITE, dst_qpn=qp.qp_num,
+                          src_qpn=q, msn=m, msg_len=8, payload=b'x' * 8,
+                          va=s.dev.mr.buf + base + off, rkey=s.dev.mr.rkey,
+                          flags=w.F_ACK_REQ))
+    one((c + 256) & 0xffffffff, 0)
+    g = s.p.ack_of(path, secs=2.0)
+    check(g.pkt.psn == c and g.pkt.sack == 1 << 255,
+          'cum+256: ACK cum %d sack %#x' % (g.pkt.psn - c, g.pkt.sack))
+    s.p.drain()
+    one((c + 257) & 0xffffffff, 8)
+    s.p.pump(0.3)
+    s.dev.expect_delta('outside_window_drops', before, 1)
+    # Fill the window so that the path's sequence space goes on from c+257.
+    m0 = s.streams[q]
+    s.streams[q] = 0
+    for psn in range(c, c + 256):
+        one(psn & 0xffffffff, 16)
+    s.streams[q] = m0
+    s.p.snd_nxt[path] = (c + 257) & 0xffffffff
+    g = s.p.ack_of(path, lambda g: g.pkt.psn == s.p.snd_nxt[path], 5.0)
+    s.p.drain()
+
+
+# --- the device as requester -------------------------------------------------
+
+@spec('CC-IW', 'DATA-ACKREQ', 'IP-ECN', 'DATA-FORMAT', 'PATH-WINDOW')
+def device_write(s):
+    """the device's WRITE: fields, first flight, completion on msn_done"""
+    qp, q = s.pair()
+    n = 40 * MTU
+    s.dev.write(0, os.urandom(n))
+    va, rkey = 0x7f0012340000, 0x1234
+    s.dev.post_send(qp, e.IBV_WR_RDMA_WRITE, 0, n, wr_id=7, rkey=rkey, va=va)
+    s.p.pump(0.5)
+    first = [g for g in s.p.pending if g.pkt and g.pkt.type == w.DATA]
+    per_path = {}
+    for g in first:
+        per_path.setdefault(g.pkt.path, set()).add(g.pkt.psn)
+    npaths = s.p.npaths
+    iw = -(-16 // npaths)
+    check(first, 'no DATA within 0.5 s')
+    check(all(len(v) <= iw for v in per_path.values()),
+          'first flight %s, more than %d on a path'
+          % ({k: len(v) for k, v in per_path.items()}, iw))
+    s.p.auto_ack = True
+    for g in first:
+        s.p.ack(g.pkt.path)
+    got = {}
+    seg = s.dev.seg
+    end = time.monotonic() + 20
+    while sum(map(len, got.values())) < n and time.monotonic() < end:
+        g = s.p.expect(lambda g: g.pkt.type == w.DATA, 10, 'DATA')
+        pk = g.pkt
+        check(g.tos & 3 == ECT0, 'DATA with ECN bits %d' % (g.tos & 3))
+        check(pk.opcode == w.WRITE and pk.va == va and pk.rkey == rkey and
+              pk.msg_len == n and pk.msn == 0 and pk.dst_qpn == q and
+              pk.src_qpn == qp.qp_num and pk.gen == 0,
+              'DATA fields: %r' % pk)
+        check(pk.offset % seg == 0 and
+              len(pk.payload) == min(seg, n - pk.offset),
+              'segment at %d of %d bytes, want %d-byte segments'
+              % (pk.offset, len(pk.payload), seg))
+        got[pk.offset] = pk.payload
+        if pk.offset + len(pk.payload) == n:
+            check(pk.flags & w.F_ACK_REQ, 'last packet without ACK_REQ')
+    check(b''.join(got[k] for k in sorted(got)) == s.dev.read(0, n),
+          'payload differs from the MR')
+    s.p.records[q] = w.Record(qp.qp_num, 1)
+    for path in range(npaths):
+        s.p.ack(path)
+    wc = s.dev.poll()[0]
+    check(wc.status == e.IBV_WC_SUCCESS and wc.wr_id == 7,
+          'completion status %d wr_id %d' % (wc.status, wc.wr_id))
+    del s.p.records[q]
+    s.p.auto_ack = False
+    s.p.drain()
+
+
+@spec('PATH-EXACT')
+def exact_resend(s):
+    """a lost packet is sent again: same path, sequence, offset and bytes"""
+    qp, q = s.pair()
+    n = 12 * MTU
+    s.dev.write(0, os.urandom(n))
+    s.dev.post_send(qp, e.IBV_WR_RDMA_WRITE, 0, n, wr_id=8, rkey=5, va=4096)
+    s.p.pump(0.5)
+    first = [g.pkt for g in s.p.pending if g.pkt and g.pkt.type == w.DATA]
+    s.p.pending = []
+    check(first, 'no DATA')
+    lost = first[0]
+    # Forget it, and acknowledge everything else as it comes.
+    rx = s.p.rx[lost.path]
+    rx.above.discard(lost.psn)
+    if rx.cum == (lost.psn + 1) & 0xffffffff and not rx.above:
+        rx.cum = lost.psn
+    elif not w.seq_before(lost.psn, rx.cum):
+        pass
+    else:
+        rx.above |= set(range(lost.psn + 1, rx.cum))
+        rx.cum = lost.psn
+    s.p.auto_ack = True
+    for path in {pk.path for pk in first}:
+        s.p.ack(path)
+    g = s.p.expect(lambda g: g.pkt.type == w.DATA and
+                   g.pkt.path == lost.path and g.pkt.psn == lost.psn,
+                   10, 'the resend of path %d psn %d' % (lost.path, lost.psn))
+    check(g.pkt.offset == lost.offset and g.pkt.payload == lost.payload and
+          g.pkt.msn == lost.msn and g.pkt.opcode == lost.opcode,
+          'resend differs: %r vs %r' % (g.pkt, lost))
+    s.p.records[q] = w.Record(qp.qp_num, 1)
+    for path in range(s.p.npaths):
+        s.p.ack(path)
+    wc = s.dev.poll()[0]
+    check(wc.status == e.IBV_WC_SUCCESS, 'completion status %d' % wc.status)
+    del s.p.records[q]
+    s.p.auto_ack = False
+    s.p.drain()
+
+
+@spec('DATA-IMM')
+def imm_byte_order(s):
+    """immediate data travels in the order its bytes have in the request"""
+    qp, q = s.pair()
+    imm = 0x11223344
+    s.dev.write(0, b'imm!')
+    s.dev.post_send(qp, e.IBV_WR_SEND_WITH_IMM, 0, 4, wr_id=9, imm=imm)
+    g = s.p.expect(lambda g: g.pkt.type == w.DATA and g.pkt.dst_qpn == q,
+                   5, 'SEND_IMM')
+    s.p.ack(g.pkt.path)
+    want = struct.pack('=I', imm)
+    check(g.pkt.opcode == w.SEND_IMM, 'opcode %d' % g.pkt.opcode)
+    s.p.records[q] = w.Record(qp.qp_num, 1)
+    s.p.ack(g.pkt.path)
+    s.dev.poll()
+    del s.p.records[q]
+    check(g.pkt.imm == want, 'imm on the wire %s, posted bytes %s'
+          % (g.pkt.imm.hex(), want.hex()))
+    # And back: the peer's bytes reach the completion as they were sent.
+    s.dev.post_recv(qp, 0, 64, wr_id=10)
+    m = s.msn(q)
+    pk = s.p.data(0, opcode=w.SEND_IMM, dst_qpn=qp.qp_num, src_qpn=q, msn=m,
+                  msg_len=3, payload=b'abc', ssn=0, imm=b'\xa1\xb2\xc3\xd4',
+                  flags=w.F_ACK_REQ)
+    s.p.send(pk)
+    wc = s.dev.poll()[0]
+    check(wc.status == e.IBV_WC_SUCCESS and wc.byte_len == 3,
+          'receive status %d len %d' % (wc.status, wc.byte_len))
+    got = struct.pack('=I', wc.imm_data)
+    check(got == b'\xa1\xb2\xc3\xd4', 'completion imm bytes %s, sent a1b2c3d4'
+          % got.hex())
+    s.p.drain()
+
+
+# --- READ and atomics --------------------------------------------------------
+
+@spec('PLACE-READ', 'DATA-READ-RESP')
+def read(s):
+    """READ_REQ is answered with READ_RESP packets of the MR's bytes"""
+    qp, q = s.pair()
+    n = 5000
+    data = os.urandom(n)
+    s.dev.write(200000, data)
+    m = s.msn(q)
+    s.p.auto_ack = True
+    s.p.send(s.p.data(0, opcode=w.READ_REQ, dst_qpn=qp.qp_num, src_qpn=q,
+                      msn=m, msg_len=n, va=s.dev.mr.buf + 200000,
+                      rkey=s.dev.mr.rkey, flags=w.F_ACK_REQ))
+    got = {}
+    while sum(len(v) for v in got.values()) < n:
+        g = s.p.expect(lambda g: g.pkt.type == w.DATA and
+                       g.pkt.dst_qpn == q, 5, 'READ_RESP')
+        pk = g.pkt
+        check(pk.opcode == w.READ_RESP and pk.msn == m and pk.msg_len == n,
+              'response fields %r' % pk)
+        got[pk.offset] = pk.payload
+        if pk.offset + len(pk.payload) == n:
+            check(pk.flags & w.F_ACK_REQ, 'last response without ACK_REQ')
+    check(b''.join(got[k] for k in sorted(got)) == data, 'bytes differ')
+    s.p.auto_ack = False
+    s.p.drain()
+
+
+@spec('PLACE-ATOMIC', 'DATA-ATOMIC-ONCE')
+def atomics(s):
+    """an atomic runs once; its response is resent, not recomputed"""
+    qp, q = s.pair()
+    off = 300000
+    s.dev.write(off, struct.pack('=Q', 100))
+    m = s.msn(q)
+    pk = s.p.data(1, opcode=w.FETCH_ADD, dst_qpn=qp.qp_num, src_qpn=q, msn=m,
+                  msg_len=8, va=s.dev.mr.buf + off, rkey=s.dev.mr.rkey,
+                  add=5, flags=w.F_ACK_REQ)
+    s.p.send(pk)
+    g1 = s.p.expect(lambda g: g.pkt.type == w.DATA and g.pkt.dst_qpn == q,
+                    5, 'ATOMIC_RESP')
+    check(g1.pkt.opcode == w.ATOMIC_RESP and g1.pkt.orig == 100 and
+          g1.pkt.msn == m, 'response %r' % g1.pkt)
+    # The request again (its ACK lost), and no ACK for the response.
+    s.p.send(pk)
+    g2 = s.p.expect(lambda g: g.pkt.type == w.DATA and g.pkt.dst_qpn == q,
+                    10, 'the response sent again')
+    check(g2.pkt.path == g1.pkt.path and g2.pkt.psn == g1.pkt.psn and
+          g2.pkt.orig == 100, 'resent response %r' % g2.pkt)
+    check(struct.unpack('=Q', s.dev.read(off, 8))[0] == 105,
+          'memory %d, want 105' % struct.unpack('=Q', s.dev.read(off, 8))[0])
+    s.p.ack(g1.pkt.path)
+    m = s.msn(q)
+    s.p.send(s.p.data(2, opcode=w.CMP_SWAP, dst_qpn=qp.qp_num, src_qpn=q,
+                      msn=m, msg_len=8, va=s.dev.mr.buf + off,
+                      rkey=s.dev.mr.rkey, compare=105, swap=7,
+                      flags=w.F_ACK_REQ))
+    g = s.p.expect(lambda g: g.pkt.type == w.DATA and g.pkt.dst_qpn == q and
+                   g.pkt.msn == m, 5, 'CMP_SWAP response')
+    s.p.ack(g.pkt.path)
+    check(g.pkt.orig == 105, 'CMP_SWAP found %d' % g.pkt.orig)
+    check(struct.unpack('=Q', s.dev.read(off, 8))[0] == 7, 'swap not done')
+    s.p.drain()
+
+
+# --- RNR and errors ----------------------------------------------------------
+
+@spec('RNR-NAK', 'RNR-GEN', 'PLACE-SEND')
+def rnr(s):
+    """a SEND with no receive posted is NAKed RNR; its next generation lands"""
+    qp, q = s.pair(rnr_timer=14)
+    m = s.msn(q)
+    data = os.urandom(3000)
+    pkts = s.p.message(lambda i: i % s.paths(), w.SEND, qp.qp_num, q, m,
+                       data, MTU, ssn=0)
+    before = s.dev.counter('rnr_naks_sent')
+    s.send_all(pkts)
+    r = s.record_of(q, lambda r: r.nak == w.NAK_RNR)
+    check(r.nak_msn == m and r.nak_gen == 0 and r.rnr_timer == 14,
+          'RNR record %r' % r)
+    s.dev.expect_delta('rnr_naks_sent', before, 1)
+    s.dev.post_recv(qp, 400000, 4096, wr_id=11)
+    pkts = s.p.message(lambda i: i % s.paths(), w.SEND, qp.qp_num, q, m,
+                       data, MTU, ssn=0, gen=1)
+    s.send_all(pkts)
+    wc = s.dev.poll()[0]
+    check(wc.status == e.IBV_WC_SUCCESS and wc.byte_len == len(data) and
+          wc.wr_id == 11, 'receive status %d len %d' % (wc.status,
+                                                        wc.byte_len))
+    check(s.dev.read(400000, len(data)) == data, 'bytes differ')
+    s.p.drain()
+
+
+@spec('ERR-ACCESS', 'ERR-REPEAT')
+def remote_access(s):
+    """a WRITE with a bad rkey: NAK REMOTE_ACCESS, nothing written"""
+    qp, q = s.pair()
+    s.dev.write(500000, bytes(64))
+    m = s.msn(q)
+    s.p.send(s.p.data(0, opcode=w.WRITE, dst_qpn=qp.qp_num, src_qpn=q, msn=m,
+                      msg_len=64, payload=b'\xff' * 64,
+                      va=s.dev.mr.buf + 500000, rkey=s.dev.mr.rkey ^ 0x80,
+                      flags=w.F_ACK_REQ))
+    r = s.record_of(q, lambda r: r.nak != w.NAK_NONE)
+    check(r.nak == w.NAK_REMOTE_ACCESS and r.nak_msn == m and
+          r.msn_done == m, 'record %r' % r)
+    check(s.dev.read(500000, 64) == bytes(64), 'bytes written')
+    check(s.dev.state(qp) == e.IBV_QPS_ERR, 'QP state %d' % s.dev.state(qp))
+    s.p.send(w.Pkt(w.PROBE, path=1, qpn=qp.qp_num))
+    r = s.record_of(q, path=1)
+    check(r.nak == w.NAK_REMOTE_ACCESS and r.nak_msn == m,
+          'NAK not repeated: %r' % r)
+    s.p.drain()
+
+
+# --- probes, ports, ECN, share -----------------------------------------------
+
+@spec('PROBE-ACK', 'PROBE-ROUTE', 'ACK-PORT')
+def probes(s):
+    """PROBE gets an ACK at once; ROUTE on its port; ACKs follow DATA's port"""
+    qp, q = s.pair()
+    s.p.send(w.Pkt(w.PROBE, path=3, qpn=qp.qp_num))
+    r = s.record_of(q, path=3, secs=2)
+    check(r.msn_done == 0, 'record %r' % r)
+    s.p.send(w.Pkt(w.PROBE, path=2, qpn=0xffffffff, flags=w.F_ROUTE),
+             sport=51111)
+    g = s.p.ack_of(2, lambda g: g.pkt.flags & w.F_ROUTE, secs=2)
+    check(g.sport == 51111, 'ROUTE answer from port %d' % g.sport)
+    m = s.msn(q)
+    s.p.send(s.p.data(2, opcode=w.WRITE, dst_qpn=qp.qp_num, src_qpn=q, msn=m,
+                      msg_len=8, payload=b'p' * 8, va=s.dev.mr.buf,
+                      rkey=s.dev.mr.rkey, flags=w.F_ACK_REQ), sport=52222)
+    g = s.p.ack_of(2, lambda g: not g.pkt.flags & w.F_ROUTE, secs=2)
+    check(g.sport == 52222, 'ACK of the path from port %d, DATA came from '
+          '52222' % g.sport)
+    s.p.drain()
+
+
+@spec('ACK-CE')
+def ce_echo(s):
+    """the ACK's ce_count counts the DATA packets that arrived CE"""
+    qp, q = s.pair()
+    path = 0
+    s.p.send(s.p.data(path, opcode=w.WRITE, dst_qpn=qp.qp_num, src_qpn=q,
+                      msn=s.msn(q), msg_len=8, payload=b'c' * 8,
+                      va=s.dev.mr.buf, rkey=s.dev.mr.rkey, flags=w.F_ACK_REQ))
+    c0 = s.p.ack_of(path).pkt.ce_count
+    before = s.dev.counter('ecn_marked_rcvd')
+    for i in range(5):
+        s.p.send(s.p.data(path, opcode=w.WRITE, dst_qpn=qp.qp_num, src_qpn=q,
+                          msn=s.msn(q), msg_len=8, payload=b'c' * 8,
+                          va=s.dev.mr.buf, rkey=s.dev.mr.rkey,
+                          flags=w.F_ACK_REQ), tos=CE if i % 2 == 0 else ECT0)
+    want = (c0 + 3) & 0xffff
+    g = s.p.ack_of(path, lambda g: g.pkt.psn == s.p.snd_nxt[path])
+    check(g.pkt.ce_count == want, 'ce_count %d, want %d'
+          % (g.pkt.ce_count, want))
+    s.dev.expect_delta('ecn_marked_rcvd', before, 3)
+    s.p.drain()
+
+
+@spec('SHARE-ACK', 'SHARE-LEVEL')
+def share_ack(s):
+    """ACKs carry capacity and share: 0/65535 without one, set with one"""
+    qp, q = s.pair()
+    s.p.send(s.p.data(1, opcode=w.WRITE, dst_qpn=qp.qp_num, src_qpn=q,
+                      msn=s.msn(q), msg_len=8, payload=b's' * 8,
+                      va=s.dev.mr.buf, rkey=s.dev.mr.rkey, flags=w.F_ACK_REQ))
+    a = s.p.ack_of(1).pkt
+    check(a.capacity == 0 and a.share == 65535,
+          'no share: capacity %d share %d' % (a.capacity, a.share))
+    # The second device was made with rx_capacity_mbps=1000.
+    check(s.share, 'no second device (MROCE_COMPLIANCE_SHARE)')
+    dev, peer = s.share
+    qp2 = dev.rc_qp(0x900)
+    peer.connect()
+    peer.send(peer.data(1, opcode=w.WRITE, dst_qpn=qp2.qp_num, src_qpn=0x900,
+                        msn=0, msg_len=8, payload=b's' * 8, va=dev.mr.buf,
+                        rkey=dev.mr.rkey, flags=w.F_ACK_REQ))
+    a = peer.ack_of(1).pkt
+    check(a.capacity == 1000, 'capacity %d, want 1000' % a.capacity)
+    # One active peer: its level is the whole capacity.
+    check(a.share == 65535, 'share %d with one sender, want 65535' % a.share)
+    check(dev.counter('share_senders') == 1, 'share_senders %d'
+          % dev.counter('share_senders'))
+    peer.drain()
+    s.p.drain()
+
+
+@spec('SHARE-PACE')
+def share_pace(s):
+    """the device paces new DATA to the share the peer's ACKs give"""
+    qp, q = s.pair()
+    n = 36 * 1024
+    s.p.capacity, s.p.share = 100, 655      # 100 Mbit/s x 1% = 1 Mbit/s
+    for path in range(s.p.npaths):
+        s.p.ack(path)
+    s.p.auto_ack = True
+    s.dev.post_send(qp, e.IBV_WR_RDMA_WRITE, 0, n, wr_id=12, rkey=1, va=0)
+    seen, times = {}, []
+    while sum(seen.values()) < n:
+        g = s.p.expect(lambda g: g.pkt.type == w.DATA and g.pkt.dst_qpn == q,
+                       30, 'DATA (%d of %d bytes)' % (sum(seen.values()), n))
+        if g.pkt.offset not in seen:
+            seen[g.pkt.offset] = len(g.pkt.payload)
+            times.append(g.t)
+    s.p.capacity, s.p.share = 0, 0xffff
+    s.p.records[q] = w.Record(qp.qp_num, 1)
+    for path in range(s.p.npaths):
+        s.p.ack(path)
+    s.dev.poll()
+    del s.p.records[q]
+    s.p.auto_ack = False
+    secs = times[-1] - times[0]
+    # Each packet after the first at 1 Mbit/s, less two of burst.
+    want = (len(times) - 3) * (s.dev.seg + 112) * 8 / 1e6
+    check(secs >= 0.8 * want, '%d packets in %.3f s at a 1 Mbit/s share, '
+          'want at least %.3f s' % (len(times), secs, 0.8 * want))
+    s.p.drain()
+
+
+# --- datagrams ---------------------------------------------------------------
+
+@spec('DGRAM-RX', 'DGRAM-DROP', 'DGRAM-TX', 'IP-ECN')
+def datagrams(s):
+    """DATAGRAM in and out of a UD QP; a wrong Q_Key is dropped, counted"""
+    qp = s.dev.ud_qp(0x1111)
+    s.dev.post_recv(qp, 600000, 2048, wr_id=20)
+    payload = os.urandom(300)
+    before = s.dev.counter('datagram_drops')
+    s.p.send(w.Pkt(w.DATAGRAM, dst_qpn=qp.qp_num, src_qpn=0x77, qkey=0x2222,
+                   payload=b'bad'), tos=0)
+    s.p.send(w.Pkt(w.DATAGRAM, dst_qpn=qp.qp_num, src_qpn=0x77, qkey=0x1111,
+                   payload=payload, flags=w.F_IMM, imm=b'\x01\x02\x03\x04'),
+             tos=0)
+    wc = s.dev.poll()[0]
+    check(wc.status == e.IBV_WC_SUCCESS and wc.byte_len == 340 and
+          wc.src_qp == 0x77, 'receive status %d len %d src_qp %#x'
+          % (wc.status, wc.byte_len, wc.src_qp))
+    check(struct.pack('=I', wc.imm_data) == b'\x01\x02\x03\x04',
+          'imm %#x' % wc.imm_data)
+    buf = s.dev.read(600000, 340)
+    check(buf[:20] == bytes(20) and buf[20] >> 4 == 4 and
+          buf[32:36] == bytes(int(x) for x in s.p.local.split('.')),
+          'network header %s' % buf[:40].hex())
+    check(buf[40:] == payload, 'payload differs')
+    s.dev.expect_delta('datagram_drops', before, 1)
+    s.dev.write(0, b'datagram out')
+    wr = SendWR(wr_id=21, opcode=e.IBV_WR_SEND, num_sge=1,
+                sg=[s.dev.sge(0, 12)], send_flags=e.IBV_SEND_SIGNALED)
+    wr.set_wr_ud(s.dev.ah(), 0x99, 0x3333)
+    qp.post_send(wr)
+    g = s.p.expect(lambda g: g.pkt.type == w.DATAGRAM, 5, 'DATAGRAM')
+    pk = g.pkt
+    check(pk.dst_qpn == 0x99 and pk.src_qpn == qp.qp_num and
+          pk.qkey == 0x3333 and pk.payload == b'datagram out' and
+          pk.path == 0 and pk.psn == 0 and pk.src_epoch == 0 and
+          pk.dst_epoch == 0, 'DATAGRAM %r' % pk)
+    check(g.tos & 3 == 0, 'DATAGRAM sent with ECN bits %d' % (g.tos & 3))
+    s.dev.poll()
+    s.p.drain()
+
+
+# --- restart (last: it fails the streams that heard from the peer) -----------
+
+@spec('EPOCH-RESTART')
+def restart(s):
+    """a new epoch in a HELLO: streams that heard fail, sequences restart"""
+    heard, q1 = s.pair()
+    s.p.send(w.Pkt(w.PROBE, path=0, qpn=heard.qp_num))
+    s.p.send(s.p.data(0, opcode=w.WRITE, dst_qpn=heard.qp_num, src_qpn=q1,
+                      msn=s.msn(q1), msg_len=8, payload=b'r' * 8,
+                      va=s.dev.mr.buf, rkey=s.dev.mr.rkey, flags=w.F_ACK_REQ))
+    s.record_of(q1, lambda r: r.msn_done == 1)
+    before = s.dev.counter('peer_restarts')
+    s.p.epoch = random.randrange(1, 1 << 32)
+    s.p.snd_nxt = [0] * w.MAX_PATHS
+    s.p.rx = [type(s.p.rx[0])() for _ in s.p.rx]
+    s.p.hello(dst_epoch=0)
+    g = s.p.expect(lambda g: g.pkt.type == w.HELLO, 2, 'answering HELLO')
+    check(g.pkt.dst_epoch == s.p.epoch, 'answer names epoch %#x, not %#x'
+          % (g.pkt.dst_epoch, s.p.epoch))
+    s.dev.expect_delta('peer_restarts', before, 1)
+    end = time.monotonic() + 5
+    while s.dev.state(heard) != e.IBV_QPS_ERR and time.monotonic() < end:
+        time.sleep(0.05)
+    check(s.dev.state(heard) == e.IBV_QPS_ERR, 'a stream that heard lives on')
+    fresh, q2 = s.pair()
+    s.dev.write(0, b'after')
+    s.p.auto_ack = True
+    s.dev.post_send(fresh, e.IBV_WR_RDMA_WRITE, 0, 5, wr_id=30, rkey=1, va=0)
+    g = s.p.expect(lambda g: g.pkt.type == w.DATA and g.pkt.dst_qpn == q2, 5,
+                   'DATA after the restart')
+    check(g.pkt.psn == 0, 'first DATA after the restart has psn %d'
+          % g.pkt.psn)
+    s.p.records[q2] = w.Record(fresh.qp_num, 1)
+    s.p.ack(g.pkt.path)
+    wc = [c for c in s.dev.poll(1) if c.wr_id == 30]
+    check(wc and wc[0].status == e.IBV_WC_SUCCESS, 'WRITE after restart')
+    s.p.auto_ack = False
+
+
+# --- invariants over everything the device sent ------------------------------
+
+def invariants(s):
+    """what every packet the device sent during the run must satisfy"""
+    bad = []
+    for g in s.p.log:
+        pk = g.pkt
+        if pk is None:
+            bad.append('unparsable packet %s' % g.raw[:16].hex())
+            continue
+        if pk.reserved_nibble or getattr(pk, '_r0', 0) or \
+                getattr(pk, '_r1', 0) or getattr(pk, '_r', 0):
+            bad.append('reserved field set: %r' % pk)
+        if pk.type != w.DATAGRAM and g.tos & 3 != ECT0:
+            bad.append('%s sent with ECN bits %d' % (pk.name, g.tos & 3))
+        if pk.type == w.DATA and pk.offset + len(pk.payload) > pk.msg_len:
+            bad.append('DATA past its message: %r' % pk)
+    return bad
+
+
+def main():
+    dev, netns, local, peer = sys.argv[1:5]
+    only = set(sys.argv[5:])
+    s = Suite(dev, netns, local, peer)
+    failed = 0
+    for name, ids, what, fn in CHECKS:
+        if only and name not in only and name != 'hello':
+            continue
+        t0 = time.monotonic()
+        try:
+            fn(s)
+            verdict, why = 'ok', ''
+        except (Fail, TimeoutError) as err:
+            verdict, why = 'FAIL', ': ' + str(err)
+        except Exception:
+            verdict = 'FAIL'
+            why = ': ' + traceback.format_exc().strip().replace('\n', ' | ')
+        s.p.auto_ack = False
+        s.p.drain()
+        failed += verdict != 'ok'
+        for i in ids:
+            print('%s %s: %s (%s, %.1f s)%s' % (verdict, i, what, name,
+                                                time.monotonic() - t0, why),
+                  flush=True)
+    trace = os.environ.get('MROCE_COMPLIANCE_TRACE')
+    if trace:
+        with open(trace, 'w') as f:
+            for g in s.p.log:
+                f.write('%.6f %r\n' % (g.t, g))
+    bad = invariants(s)
+    print('%s SEND-INVARIANTS: every packet the device sent (%d)%s'
+          % ('FAIL' if bad else 'ok', len(s.p.log),
+             ': ' + '; '.join(bad[:5]) if bad else ''), flush=True)
+    return 1 if failed or bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# The wire-protocol compliance suite (tests/compliance/suite.py) in one VM:
+# an mroce device over one end of a veth pair, and the suite's independent
+# peer, written from Documentation/wire-protocol.rst, in a network
+# namespace at the other end.  Each requirement id the suite checks becomes
+# one test here ("ok ID: ..." / "FAIL ID: ..."); the suite's output is kept
+# in the run's output directory as compliance.log.
+#
+#   scripts/vm-tests compliance          (make check-compliance)
+#
+# Environment (optional):
+#   MROCE_COMPLIANCE_CHECKS   the suite's checks to run, by name (default all)
+
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=tests/vm/lib.sh
+. "$here/lib.sh"
+
+suite=$(cd "$here/../compliance" && pwd)/suite.py
+dev=mroce0
+local_ip=10.88.0.1
+peer_ip=10.88.0.2
+log=$MROCE_VM_OUT/compliance.log
+
+[[ -r $suite ]] || t_give_up "no $suite"
+/usr/bin/python3 -c 'import pyverbs' 2>/dev/null ||
+	t_give_up "python3-pyverbs is not installed"
+# shellcheck source=scripts/rdma-env
+. "$here/../../scripts/rdma-env" || t_give_up "no rdma-core build: run scripts/build-provider"
+
+ip netns add mpeer || t_give_up "ip netns add"
+ip link add mv0 type veth peer name mv1 || t_give_up "veth"
+ip link set mv1 netns mpeer
+ip addr add "$local_ip/24" dev mv0
+ip link set mv0 up
+ip -n mpeer addr add "$peer_ip/24" dev mv1
+ip -n mpeer link set mv1 up
+ip -n mpeer link set lo up
+t_run "ping the peer's namespace" vm_ping -c 1 -w 10 "$peer_ip"
+modprobe ib_uverbs
+t_run "rdma link add $dev type mroce netdev mv0" \
+	rdma link add "$dev" type mroce netdev mv0 || t_give_up "no $dev"
+# A second device, which shares 1000 Mbit/s among its senders, on a second
+# pair of addresses (a device's capacity is the parameter's when it is made).
+ip link add mv2 type veth peer name mv3 || t_give_up "veth"
+ip link set mv3 netns mpeer
+ip addr add 10.89.0.1/24 dev mv2
+ip link set mv2 up
+ip -n mpeer addr add 10.89.0.2/24 dev mv3
+ip -n mpeer link set mv3 up
+echo 1000 >/sys/module/mroce/parameters/rx_capacity_mbps
+t_run "rdma link add mroce1 (rx_capacity_mbps=1000)" \
+	rdma link add mroce1 type mroce netdev mv2
+echo 0 >/sys/module/mroce/parameters/rx_capacity_mbps
+export MROCE_COMPLIANCE_SHARE="mroce1 10.89.0.1 10.89.0.2"
+
+export MROCE_COMPLIANCE_TRACE=$MROCE_VM_OUT/compliance-packets.log
+# shellcheck disable=SC2086 # a list of check names
+timeout 900 /usr/bin/python3 "$suite" "$dev" mpeer "$local_ip" "$peer_ip" \
+	${MROCE_COMPLIANCE_CHECKS:-} >"$log" 2>&1
+rc=$?
+while read -r verdict id rest; do
+	case $verdict in
+	ok) t_ok "$id ${rest%% (*}" ;;
+	FAIL) t_fail "$id ${rest%% (*}" "$rest" ;;
+	esac
+done <"$log"
+grep -qE '^(ok|FAIL) ' "$log" || t_fail "suite output" "$(tail -20 "$log")"
+[[ $rc -eq 0 ]] || grep -q '^FAIL ' "$log" ||
+	t_fail "suite exit" "exit $rc: $(tail -5 "$log")"
+t_run "kernel log free of warnings" sh -c \
+	"! dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|refcount_t'"
+t_done
