@@ -5,6 +5,8 @@
 #   make         build mroce.ko and the provider (libmroce-rdmav34.so)
 #   make check   lint + KUnit + the VM integration suite
 #   make check-pyverbs  rdma-core's pyverbs suite on rxe and mroce, compared
+#   make check-compliance  the wire-protocol compliance suite: a peer written
+#                from the spec against a live device, a line per spec id
 #   make debug-kernel   build Debian's 6.1 with KASAN, lockdep, kmemleak, ...
 #   make check-debug    the VM suites on that kernel; any kernel report fails
 #   make soak    two VMs, mroce-verify under impairments, flaps and restarts
@@ -20,7 +22,7 @@
 
 MODULE := drivers/infiniband/sw/mroce/mroce.ko
 
-.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-paths bench-incast bench-profile sim sim-build sim-check clean
+.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs check-compliance debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-paths bench-incast bench-profile sim sim-build sim-check clean
 
 all: module provider verify
 
@@ -51,6 +53,9 @@ check:
 
 check-pyverbs: all
 	scripts/vm-tests pyverbs
+
+check-compliance: all
+	scripts/vm-tests compliance
 
 # Cached in ~/.cache/mroce/debug-kernel (MROCE_CACHE), outside the clone,
 # like the KUnit build.

@@ -11,7 +11,7 @@ drops).
 
 import struct
 
-VERSION = 1
+VERSION = 2
 UDP_PORT = 4796
 
 DATA, ACK, HELLO, PROBE, DATAGRAM = 1, 2, 3, 4, 5

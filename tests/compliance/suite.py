@@ -106,7 +106,8 @@ class Device:
         got = self.delta(name, before, want)
         check(got == want, '%s +%d, want +%d' % (name, got, want))
 
-    def rc_qp(self, dest_qpn, qp_type=e.IBV_QPT_RC, rnr_timer=12):
+    def rc_qp(self, dest_qpn, qp_type=e.IBV_QPT_RC, rnr_timer=12,
+              rnr_retry=7):
         qp = QP(self.pd, QPInitAttr(qp_type=qp_type, scq=self.cq,
                                     rcq=self.cq,
                                     cap=QPCap(max_send_wr=64, max_recv_wr=64,
@@ -121,7 +122,7 @@ class Device:
         attr.max_rd_atomic = 4
         attr.timeout = 14
         attr.retry_cnt = 7
-        attr.rnr_retry = 7
+        attr.rnr_retry = rnr_retry
         gr = GlobalRoute(dgid=GID(self.peer_gid), sgid_index=self.sgid,
                          hop_limit=64)
         attr.ah_attr = AHAttr(is_global=1, port_num=1, gr=gr)
@@ -195,6 +196,13 @@ class Suite:
         if os.environ.get('MROCE_COMPLIANCE_SHARE'):
             d2, l2, p2 = os.environ['MROCE_COMPLIANCE_SHARE'].split()
             self.share = (Device(d2, l2, p2), Peer(netns, p2, l2))
+        # A third address of the peer's, to which the device has no
+        # connection.
+        self.stranger = None
+        if os.environ.get('MROCE_COMPLIANCE_STRANGER'):
+            self.stranger = Peer(netns,
+                                 os.environ['MROCE_COMPLIANCE_STRANGER'],
+                                 local)
 
     def qpn(self):
         self.next_qpn += 1
@@ -336,14 +344,16 @@ def epochs(s):
 
 # --- header checks -----------------------------------------------------------
 
-@spec('HDR-DROP')
+@spec('HDR-DROP', 'HDR-EPOCH', 'DATA-BOUNDS', 'DATA-READ-OFFSET',
+      'DATA-ATOMIC-ALIGN')
 def header_drops(s):
     """bad version, type, path id and every truncation: dropped, counted"""
     good = w.Pkt(w.HELLO, paths=s.p.npaths, src_epoch=s.p.epoch,
                  dst_epoch=s.p.dev_epoch).build()
-    bad = [bytes([0x20]) + good[1:], bytes([0x00]) + good[1:],
-           good[:1] + bytes([6]) + good[2:], good[:1] + bytes([0]) + good[2:],
-           good[:3] + bytes([64]) + good[4:], good[:3] + bytes([255]) + good[4:]]
+    bad = [bytes([v]) + good[1:] for v in (0x00, 0x10, 0x30, 0xf0)]
+    bad += [good[:1] + bytes([6]) + good[2:], good[:1] + bytes([0]) + good[2:],
+            good[:3] + bytes([64]) + good[4:],
+            good[:3] + bytes([255]) + good[4:]]
     for typ, n in w.FIXED_LEN.items():
         hdr = bytes([0x10, typ]) + good[2:16]
         body = bytes(n - 16)
@@ -352,11 +362,27 @@ def header_drops(s):
         bad.append((hdr + body)[:n - 1])
     bad.append(good[:15])
     bad.append(b'')
-    before = s.dev.counter('malformed_drops')
-    for b in bad:
+    # HDR-EPOCH: an epoch of 0 in any connection packet.
+    bad.append(w.Pkt(w.HELLO, paths=1, src_epoch=0,
+                     dst_epoch=s.p.dev_epoch).build())
+    # DATA-BOUNDS, DATA-READ-OFFSET, DATA-ATOMIC-ALIGN.
+    qpn = s.dev.qps[0].qp_num
+    for kw in (dict(opcode=w.WRITE, msg_len=100, offset=60,
+                    payload=bytes(41)),
+               dict(opcode=w.READ_REQ, msg_len=100, offset=8),
+               dict(opcode=w.FETCH_ADD, msg_len=8, va=s.dev.mr.buf + 4)):
+        pk = w.Pkt(w.DATA, path=5, psn=s.p.snd_nxt[5], dst_qpn=qpn,
+                   src_qpn=1, src_epoch=s.p.epoch, dst_epoch=s.p.dev_epoch,
+                   **kw)
+        bad.append(pk.build())
+    missed = []
+    for i, b in enumerate(bad):
+        before = s.dev.counter('malformed_drops')
         s.p.send_raw(b)
-    s.p.pump(0.3)
-    s.dev.expect_delta('malformed_drops', before, len(bad))
+        if s.dev.delta('malformed_drops', before, 1, secs=1.0) != 1:
+            missed.append('%d: %s' % (i, b[:48].hex()))
+    s.p.pump(0.2)
+    check(not missed, 'not counted as malformed: %s' % '; '.join(missed))
     check(not s.p.pending, 'answered a malformed packet: %r' % s.p.pending)
 
 
@@ -878,6 +904,132 @@ def datagrams(s):
           pk.dst_epoch == 0, 'DATAGRAM %r' % pk)
     check(g.tos & 3 == 0, 'DATAGRAM sent with ECN bits %d' % (g.tos & 3))
     s.dev.poll()
+    s.p.drain()
+
+
+@spec('PLACE-DROP')
+def place_drop(s):
+    """DATA for no such QP, or from the wrong source QP: dropped, counted"""
+    qp, q = s.pair()
+    s.dev.write(700000, bytes(16))
+    before = s.dev.counter('stream_drops')
+    for dst, src in ((qp.qp_num + 1000, q), (qp.qp_num, q + 1)):
+        s.p.send(s.p.data(4, opcode=w.WRITE, dst_qpn=dst, src_qpn=src, msn=0,
+                          msg_len=16, payload=b'\x11' * 16,
+                          va=s.dev.mr.buf + 700000, rkey=s.dev.mr.rkey,
+                          flags=w.F_ACK_REQ))
+    s.dev.expect_delta('stream_drops', before, 2)
+    check(s.dev.read(700000, 16) == bytes(16), 'a dropped packet was placed')
+    # Recorded by the path all the same: acknowledged, never resent.
+    s.p.ack_of(4, lambda g: g.pkt.psn == s.p.snd_nxt[4], secs=2)
+    s.p.drain()
+
+
+@spec('HELLO-UNSOLICITED')
+def unsolicited_hello(s):
+    """a HELLO from an address with no connection: dropped, counted"""
+    check(s.stranger, 'no third address (MROCE_COMPLIANCE_STRANGER)')
+    before = s.dev.counter('no_conn_drops')
+    conns = s.dev.counter('connections')
+    s.stranger.hello(dst_epoch=0)
+    s.dev.expect_delta('no_conn_drops', before, 1)
+    s.stranger.pump(0.3)
+    check(not s.stranger.pending, 'answered: %r' % s.stranger.pending)
+    check(s.dev.counter('connections') == conns, 'a connection was made')
+
+
+@spec('DATA-PAYLOAD-MAX')
+def payload_max(s):
+    """a 4096-byte payload is placed whatever the path MTU"""
+    qp, q = s.pair()
+    data = os.urandom(4096)
+    m = s.msn(q)
+    s.p.send(s.p.data(6, opcode=w.WRITE, dst_qpn=qp.qp_num, src_qpn=q, msn=m,
+                      msg_len=8192, offset=4096, payload=data,
+                      va=s.dev.mr.buf + 720000, rkey=s.dev.mr.rkey))
+    s.p.send(s.p.data(6, opcode=w.WRITE, dst_qpn=qp.qp_num, src_qpn=q, msn=m,
+                      msg_len=8192, offset=0, payload=data[::-1],
+                      va=s.dev.mr.buf + 720000, rkey=s.dev.mr.rkey,
+                      flags=w.F_ACK_REQ))
+    s.record_of(q, lambda r: r.msn_done == m + 1)
+    check(s.dev.read(720000, 8192) == data[::-1] + data, 'bytes differ')
+    s.p.drain()
+
+
+def nak_device(s, qp, q, nak, rnr_timer=0, secs=5):
+    """Let the device's first message reach the peer; NAK it."""
+    g = s.p.expect(lambda g: g.pkt.type == w.DATA and g.pkt.dst_qpn == q,
+                   secs, 'DATA')
+    pk = g.pkt
+    s.p.records[q] = w.Record(qp.qp_num, pk.msn, nak_msn=pk.msn, nak=nak,
+                              nak_gen=pk.gen, rnr_timer=rnr_timer)
+    s.p.ack(pk.path)
+    del s.p.records[q]
+    return pk
+
+
+@spec('RNR-RESEND')
+def rnr_resend(s):
+    """after an RNR NAK the device sends the whole message again, gen + 1"""
+    qp, q = s.pair()
+    s.dev.write(0, os.urandom(3000))
+    s.p.auto_ack = True
+    s.dev.post_send(qp, e.IBV_WR_SEND, 0, 3000, wr_id=40)
+    first = nak_device(s, qp, q, w.NAK_RNR, rnr_timer=1)  # 0.01 ms
+    got = {}
+    while sum(map(len, got.values())) < 3000:
+        g = s.p.expect(lambda g: g.pkt.type == w.DATA and g.pkt.dst_qpn == q
+                       and g.pkt.gen == first.gen + 1, 10,
+                       'the message again with gen %d' % (first.gen + 1))
+        check(g.pkt.msn == first.msn and g.pkt.opcode == w.SEND,
+              'resent %r' % g.pkt)
+        got[g.pkt.offset] = g.pkt.payload
+    check(b''.join(got[k] for k in sorted(got)) == s.dev.read(0, 3000),
+          'resent bytes differ')
+    s.p.records[q] = w.Record(qp.qp_num, first.msn + 1)
+    for path in range(s.p.npaths):
+        s.p.ack(path)
+    wc = s.dev.poll()[0]
+    check(wc.status == e.IBV_WC_SUCCESS and wc.wr_id == 40,
+          'completion status %d' % wc.status)
+    del s.p.records[q]
+    s.p.drain()
+
+
+@spec('RNR-RETRY')
+def rnr_retry(s):
+    """rnr_retry NAKs and no more: the request fails, RNR retry exceeded"""
+    qp, q = s.pair(rnr_retry=1)
+    s.p.auto_ack = True
+    s.dev.post_send(qp, e.IBV_WR_SEND, 0, 100, wr_id=41)
+    for _ in range(2):
+        nak_device(s, qp, q, w.NAK_RNR, rnr_timer=1)
+    wc = s.dev.poll(secs=5)[0]
+    check(wc.status == e.IBV_WC_RNR_RETRY_EXC_ERR and wc.wr_id == 41,
+          'completion status %d, want RNR retry exceeded' % wc.status)
+    s.p.drain()
+
+
+@spec('ERR-FATAL', 'ERR-ORDER')
+def fatal_nak(s):
+    """a REMOTE_ACCESS NAK fails the request and moves the QP to error"""
+    qp, q = s.pair()
+    s.p.auto_ack = True
+    s.dev.post_send(qp, e.IBV_WR_RDMA_WRITE, 0, 100, wr_id=42, rkey=9, va=64)
+    pk = s.p.expect(lambda g: g.pkt.type == w.DATA and g.pkt.dst_qpn == q, 5,
+                    'DATA').pkt
+    # msn_done past the message too: the NAK must win (ERR-ORDER).
+    s.p.records[q] = w.Record(qp.qp_num, pk.msn + 1, nak_msn=pk.msn,
+                              nak=w.NAK_REMOTE_ACCESS, nak_gen=pk.gen)
+    s.p.ack(pk.path)
+    del s.p.records[q]
+    wc = s.dev.poll()[0]
+    check(wc.status == e.IBV_WC_REM_ACCESS_ERR and wc.wr_id == 42,
+          'completion status %d, want remote access error' % wc.status)
+    end = time.monotonic() + 2
+    while s.dev.state(qp) != e.IBV_QPS_ERR and time.monotonic() < end:
+        time.sleep(0.02)
+    check(s.dev.state(qp) == e.IBV_QPS_ERR, 'QP state %d' % s.dev.state(qp))
     s.p.drain()
 
 

@@ -36,6 +36,8 @@ ip link set mv1 netns mpeer
 ip addr add "$local_ip/24" dev mv0
 ip link set mv0 up
 ip -n mpeer addr add "$peer_ip/24" dev mv1
+ip -n mpeer addr add 10.88.0.3/24 dev mv1
+export MROCE_COMPLIANCE_STRANGER=10.88.0.3
 ip -n mpeer link set mv1 up
 ip -n mpeer link set lo up
 t_run "ping the peer's namespace" vm_ping -c 1 -w 10 "$peer_ip"
