@@ -284,12 +284,17 @@ void *mroce_mr_atomic_ptr(struct mroce_mr *mr, u64 va, struct page **page)
  */
 int mroce_mr_publish(struct mroce_dev *mdev, void *entry, u32 *index)
 {
+	/*
+	 * The first free index from a random one: a key's upper 24 bits are
+	 * then as hard to guess as its lower 8 (admin guide, "Security").
+	 */
+	u32 next = 1 + get_random_u32_below(0xffffff);
 	int err;
 
 	if (!atomic_add_unless(&mdev->mr_count, 1, MROCE_MAX_MR))
 		return -ENOMEM;
 	err = xa_alloc_cyclic(&mdev->mrs, index, entry, XA_LIMIT(1, 0xffffff),
-			      &mdev->mr_next, GFP_KERNEL);
+			      &next, GFP_KERNEL);
 	if (err < 0) {
 		atomic_dec(&mdev->mr_count);
 		return err;

@@ -51,7 +51,6 @@ extern struct workqueue_struct *mroce_wq;
  * @srq_count: shared receive queues in use
  * @mw_count: memory windows in use
  * @mrs: memory regions and windows (tagged MROCE_KEY_WINDOW) by key index
- * @mr_next: next key index to try
  * @qps: queue pairs by number; BH lock (datagram receivers take
  *	references under it)
  * @qp_next: next queue pair number to try
@@ -88,7 +87,6 @@ struct mroce_dev {
 	atomic_t srq_count;
 	atomic_t mw_count;
 	struct xarray mrs;
-	u32 mr_next;
 	struct xarray qps;
 	u32 qp_next;
 	struct xarray ahs;
