@@ -7,6 +7,8 @@
 #   make check-pyverbs  rdma-core's pyverbs suite on rxe and mroce, compared
 #   make check-compliance  the wire-protocol compliance suite: a peer written
 #                from the spec against a live device, a line per spec id
+#   make fuzz    MROCE_FUZZ_PACKETS (default 1,000,000) mutated packets at a
+#                live device beside verified traffic (100,000 in make check)
 #   make debug-kernel   build Debian's 6.1 with KASAN, lockdep, kmemleak, ...
 #   make check-debug    the VM suites on that kernel; any kernel report fails
 #   make soak    two VMs, mroce-verify under impairments, flaps and restarts
@@ -22,7 +24,7 @@
 
 MODULE := drivers/infiniband/sw/mroce/mroce.ko
 
-.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs check-compliance debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-paths bench-incast bench-profile sim sim-build sim-check clean
+.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs check-compliance fuzz debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-paths bench-incast bench-profile sim sim-build sim-check clean
 
 all: module provider verify
 
@@ -56,6 +58,9 @@ check-pyverbs: all
 
 check-compliance: all
 	scripts/vm-tests compliance
+
+fuzz: all
+	scripts/vm-tests fuzz
 
 # Cached in ~/.cache/mroce/debug-kernel (MROCE_CACHE), outside the clone,
 # like the KUnit build.

@@ -104,6 +104,8 @@ class Peer:
         self.log = []               # every Got, in arrival order
         self.pending = []           # received, not yet taken by a test
         self.sent = 0
+        self.sent_log = []          # every packet sent, if keep_sent
+        self.keep_sent = True
         self.ports = [50000 + i for i in range(w.MAX_PATHS)]
         self.rsock = in_netns(netns, self._rsock)
         self.tx = {}
@@ -141,6 +143,8 @@ class Peer:
         s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, tos)
         s.sendto(raw, (self.remote, self.port))
         self.sent += 1
+        if self.keep_sent:
+            self.sent_log.append(raw)
 
     def send(self, pkt, sport=None, tos=ECT0, epochs=True):
         """Send @pkt; DATA/ACK/PROBE get the current epochs if @epochs."""

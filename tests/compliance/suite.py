@@ -1121,6 +1121,15 @@ def main():
         with open(trace, 'w') as f:
             for g in s.p.log:
                 f.write('%.6f %r\n' % (g.t, g))
+    # Every payload the peer sent and received, for tests/compliance/
+    # decode-check to find in a capture.
+    raw = os.environ.get('MROCE_COMPLIANCE_RAW')
+    if raw:
+        with open(raw, 'w') as f:
+            for g in s.p.log:
+                f.write('rx %s\n' % g.raw.hex())
+            for b in s.p.sent_log:
+                f.write('tx %s\n' % b.hex())
     bad = invariants(s)
     print('%s SEND-INVARIANTS: every packet the device sent (%d)%s'
           % ('FAIL' if bad else 'ok', len(s.p.log),

@@ -30,28 +30,15 @@ log=$MROCE_VM_OUT/compliance.log
 # shellcheck source=scripts/rdma-env
 . "$here/../../scripts/rdma-env" || t_give_up "no rdma-core build: run scripts/build-provider"
 
-ip netns add mpeer || t_give_up "ip netns add"
-ip link add mv0 type veth peer name mv1 || t_give_up "veth"
-ip link set mv1 netns mpeer
-ip addr add "$local_ip/24" dev mv0
-ip link set mv0 up
-ip -n mpeer addr add "$peer_ip/24" dev mv1
-ip -n mpeer addr add 10.88.0.3/24 dev mv1
+vm_veth_ns mpeer mv0 "$local_ip" "$peer_ip" 10.88.0.3 || t_give_up "veth"
 export MROCE_COMPLIANCE_STRANGER=10.88.0.3
-ip -n mpeer link set mv1 up
-ip -n mpeer link set lo up
 t_run "ping the peer's namespace" vm_ping -c 1 -w 10 "$peer_ip"
 modprobe ib_uverbs
 t_run "rdma link add $dev type mroce netdev mv0" \
 	rdma link add "$dev" type mroce netdev mv0 || t_give_up "no $dev"
 # A second device, which shares 1000 Mbit/s among its senders, on a second
 # pair of addresses (a device's capacity is the parameter's when it is made).
-ip link add mv2 type veth peer name mv3 || t_give_up "veth"
-ip link set mv3 netns mpeer
-ip addr add 10.89.0.1/24 dev mv2
-ip link set mv2 up
-ip -n mpeer addr add 10.89.0.2/24 dev mv3
-ip -n mpeer link set mv3 up
+vm_veth_ns mpeer mv2 10.89.0.1 10.89.0.2 || t_give_up "veth"
 echo 1000 >/sys/module/mroce/parameters/rx_capacity_mbps
 t_run "rdma link add mroce1 (rx_capacity_mbps=1000)" \
 	rdma link add mroce1 type mroce netdev mv2
@@ -59,19 +46,34 @@ echo 0 >/sys/module/mroce/parameters/rx_capacity_mbps
 export MROCE_COMPLIANCE_SHARE="mroce1 10.89.0.1 10.89.0.2"
 
 export MROCE_COMPLIANCE_TRACE=$MROCE_VM_OUT/compliance-packets.log
+export MROCE_COMPLIANCE_RAW=$MROCE_VM_OUT/compliance-raw.txt
+# A capture of the whole exchange, for the dissector to decode after.
+pcap=$MROCE_VM_OUT/compliance.pcap
+ip netns exec mpeer tcpdump -i mv0-p -U -Z root -w "$pcap" udp port 4796 \
+	2>"$MROCE_VM_OUT/tcpdump.log" &
+capture=$!
+sleep 1
 # shellcheck disable=SC2086 # a list of check names
 timeout 900 /usr/bin/python3 "$suite" "$dev" mpeer "$local_ip" "$peer_ip" \
 	${MROCE_COMPLIANCE_CHECKS:-} >"$log" 2>&1
 rc=$?
-while read -r verdict id rest; do
-	case $verdict in
-	ok) t_ok "$id ${rest%% (*}" ;;
-	FAIL) t_fail "$id ${rest%% (*}" "$rest" ;;
-	esac
-done <"$log"
-grep -qE '^(ok|FAIL) ' "$log" || t_fail "suite output" "$(tail -20 "$log")"
+t_verdicts "$log" || t_fail "suite output" "$(tail -20 "$log")"
 [[ $rc -eq 0 ]] || grep -q '^FAIL ' "$log" ||
 	t_fail "suite exit" "exit $rc: $(tail -5 "$log")"
+
+# tshark with tools/wireshark/mroce.lua decodes the live capture as the
+# suite's spec layer reads it.
+sleep 0.5
+kill "$capture"
+wait "$capture" 2>/dev/null
+if ! command -v tshark >/dev/null; then
+	t_skip "live capture decoded by tshark" "tshark is not installed"
+else
+	"$here/../compliance/decode-check" "$pcap" "$MROCE_COMPLIANCE_RAW" \
+		>"$MROCE_VM_OUT/decode.log" 2>&1
+	t_verdicts "$MROCE_VM_OUT/decode.log" ||
+		t_fail "decode-check" "$(tail -5 "$MROCE_VM_OUT/decode.log")"
+fi
 t_run "kernel log free of warnings" sh -c \
 	"! dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|refcount_t'"
 t_done

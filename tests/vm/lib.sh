@@ -19,6 +19,11 @@
 #   vm_ip INDEX [LINK]      IPv4 of VM INDEX on link LINK: 10.77.LINK.(INDEX+1)
 #   vm_ip6 INDEX [LINK]     IPv6: fd77:0:0:LINK::(INDEX+1) (eth0: fd77::(INDEX+1))
 #   vm_peer                 index of the other VM (2-VM runs)
+#   vm_veth_ns NS IF ADDR PEERADDR...
+#                           a veth pair: IF (with ADDR/24) here, its other
+#                           end in network namespace NS (made if missing)
+#                           with every PEERADDR/24: a wire to a peer in
+#                           the same VM (tests/compliance)
 #   vm_net_setup            bring eth0..eth<L-1> up with those addresses
 #                           (/24 and /64; IPv6 without DAD)
 #   vm_ping ARGS...         ping (iputils if installed, else busybox ping)
@@ -30,6 +35,9 @@
 #   t_ok NAME / t_fail NAME MSG / t_skip NAME REASON   (they count even when
 #                           called in a subshell or pipeline)
 #   t_run NAME CMD...       run CMD; ok if it exits 0, else FAIL with its output
+#   t_verdicts FILE         a test per "ok NAME: WHAT" / "FAIL NAME: WHY" line
+#                           of FILE (a program's verdicts); non-zero when
+#                           there are none
 #   t_done                  print "VM<i>: N passed, N failed[, N skipped]",
 #                           return non-zero if anything failed
 #   t_give_up MSG           record a failed "setup" test, t_done, exit
@@ -157,6 +165,17 @@ t_run() {
 		[[ -z $out ]] || printf '%s\n' "$out" | tail -n 20 | sed 's/^/    /'
 	fi
 	return "$rc"
+}
+
+t_verdicts() {
+	local verdict name rest
+	while read -r verdict name rest; do
+		case $verdict in
+		ok) t_ok "$name ${rest%% (*}" ;;
+		FAIL) t_fail "${name%:}" "$rest" ;;
+		esac
+	done <"$1"
+	grep -qE '^(ok|FAIL) ' "$1"
 }
 
 t_done() {
@@ -453,6 +472,21 @@ vm_net_setup() {
 			return 1
 		fi
 	done
+}
+
+vm_veth_ns() {
+	local ns=$1 dev=$2 addr=$3 a
+	shift 3
+	[[ -e /run/netns/$ns ]] || ip netns add "$ns" || return
+	ip -n "$ns" link set lo up
+	ip link add "$dev" type veth peer name "$dev-p" || return
+	ip link set "$dev-p" netns "$ns" || return
+	ip addr add "$addr/24" dev "$dev"
+	ip link set "$dev" up
+	for a in "$@"; do
+		ip -n "$ns" addr add "$a/24" dev "$dev-p"
+	done
+	ip -n "$ns" link set "$dev-p" up
 }
 
 # ping with iputils if installed, else busybox (a dependency of the rig).
