@@ -30,6 +30,10 @@ bwcmd="${clean[*]} ib_write_bw -d mroce0 -x $gid -F -s 65536 -n 300"
 vm_pair2 installed-ib_write_bw 180 "$bwcmd" "$bwcmd $(vm_ip 0)"
 pp="${clean[*]} ibv_rc_pingpong -d mroce0 -g $gid -n 100 -s 4096"
 vm_pair2 installed-ibv_rc_pingpong 120 "$pp" "$pp $(vm_ip 0)"
+if command -v tshark >/dev/null; then
+	t_run "tshark loads the installed dissector" \
+		sh -c "tshark -G protocols 2>/dev/null | grep -q '	mroce\$'"
+fi
 t_run "rdma link del mroce0" rdma link del mroce0
 t_run "modprobe -r mroce" modprobe -r mroce
 
@@ -37,6 +41,10 @@ t_run "make uninstall" make -s -C "$top" uninstall
 t_run "nothing left in /opt/mroce" sh -c '! [ -e /opt/mroce ]'
 t_run "no ld.so.conf entry left" sh -c '! [ -e /etc/ld.so.conf.d/00-mroce.conf ]'
 t_run "no module left" sh -c '! modinfo -n mroce'
+if command -v tshark >/dev/null; then
+	t_run "no dissector left" \
+		sh -c "! tshark -G protocols 2>/dev/null | grep -q '	mroce\$'"
+fi
 t_run "programs back on the system's libibverbs" uses_libverbs /lib/x86_64-linux-gnu/libibverbs.so.1
 t_run "the system's ibv_devices runs" "${clean[@]}" ibv_devices
 vm_barrier "done"
