@@ -23,11 +23,15 @@
 #                             lossP     netem loss P%      (loss1, loss0.5)
 #                             reorder   netem delay 1ms reorder 25% 50%
 #                             dupP      netem duplicate P% (dup5)
+#                             corruptP  netem corrupt P%   (corrupt1): one
+#                                       random bit flipped per corrupted
+#                                       frame; the receiver's UDP checksum
+#                                       errors are printed beside the counters
 #                           and MSGS, TIMEOUT, OPS (mroce-verify's -o list)
 #                           overriding the defaults below for that point,
 #                           e.g. "lossless loss10:40 reorder:100::send,write".
 #                           Default for mroce: "lossless loss1 loss10
-#                           reorder", all ops.  Default for rxe: what passes
+#                           reorder corrupt1", all ops.  Default for rxe: what passes
 #                           on Debian 12's 6.1 rxe (see below).
 #   MROCE_VERIFY_MSGS       requests per QP and direction (default 200)
 #   MROCE_VERIFY_TIMEOUT    the program's -t per point, seconds (default 120)
@@ -68,7 +72,7 @@ if [[ $type == rxe ]]; then
 	nowait=send,send_imm,send_inline,write,write_imm
 	points=${MROCE_VERIFY_POINTS:-lossless loss1:100::$nowait,read loss10:30::$nowait,read reorder:50::$nowait}
 else
-	points=${MROCE_VERIFY_POINTS:-lossless loss1 loss10 reorder}
+	points=${MROCE_VERIFY_POINTS:-lossless loss1 loss10 reorder corrupt1}
 fi
 msgs_default=${MROCE_VERIFY_MSGS:-200}
 timeout_default=${MROCE_VERIFY_TIMEOUT:-120}
@@ -95,6 +99,7 @@ netem_of() {
 	lossless) echo "" ;;
 	loss[0-9]*) echo "loss ${1#loss}%" ;;
 	dup[0-9]*) echo "duplicate ${1#dup}%" ;;
+	corrupt[0-9]*) echo "corrupt ${1#corrupt}%" ;;
 	reorder) echo "delay 1ms reorder 25% 50%" ;;
 	*) return 1 ;;
 	esac
@@ -124,6 +129,12 @@ set_netem() {
 			flowid 1:3
 }
 
+# The kernel's count of UDP datagrams dropped for a bad checksum.
+udp_csum_errors() {
+	awk '/^Udp:/ { if (!h) { for (i = 1; i <= NF; i++) c[$i] = i; h = 1 }
+		else print $c["InCsumErrors"] }' /proc/net/snmp
+}
+
 clear_netem() {
 	tc qdisc del dev eth0 root 2>/dev/null || true
 }
@@ -142,7 +153,7 @@ run_verify() {
 
 # run_point N SPEC: one network condition.
 run_point() {
-	local n=$1 name msgs secs ops net log start args snap ok
+	local n=$1 name msgs secs ops net log start args snap ok csum
 	IFS=: read -r name msgs secs ops <<<"$2"
 	msgs=${msgs:-$msgs_default}
 	secs=${secs:-$timeout_default}
@@ -171,11 +182,13 @@ run_point() {
 	[[ $me -eq 0 ]] || args+=("$(vm_ip 0)")
 	log=${MROCE_VM_OUT:-/tmp}/verify-vm$me-$n-$name.log
 	snap=$(vm_counters "$dev")
+	csum=$(udp_csum_errors)
 	start=$SECONDS
 	t_run "$name: mroce-verify $role ($type, $qps QPs x $msgs msgs, ops $ops, seed $((seed + n)))" \
 		run_verify "$log" "$secs" "${args[@]}"
 	grep -E '^verify:|MB/s checked' "$log" | sed 's/^/    /'
 	echo "    $name: $((SECONDS - start)) s; $dev counters: $(vm_counters "$dev" "$snap")"
+	echo "    $name: UDP checksum errors received: $(($(udp_csum_errors) - csum))"
 
 	vm_barrier "p$n-end" $((secs + 60))
 	clear_netem
