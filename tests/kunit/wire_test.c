@@ -361,6 +361,36 @@ static void control_reject_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mroce_wire_parse(buf, len - 1, len - 1, &p), -EINVAL);
 }
 
+/* A source epoch of 0 is malformed but in a DATAGRAM (id HDR-EPOCH). */
+static void epoch_zero_test(struct kunit *test)
+{
+	static const u8 types[] = { MROCE_PKT_DATA, MROCE_PKT_ACK,
+				    MROCE_PKT_HELLO, MROCE_PKT_PROBE };
+	u8 *buf = kunit_kzalloc(test, BUF_LEN, GFP_KERNEL);
+	u8 sack[MROCE_SACK_BITS / 8] = {};
+	struct mroce_pkt p;
+	unsigned int i;
+	size_t len;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < ARRAY_SIZE(types); i++) {
+		fill_common(&p, types[i]);
+		p.sack = sack;
+		p.paths = 1;
+		p.opcode = MROCE_OP_SEND;
+		len = mroce_wire_build(buf, &p);
+		KUNIT_EXPECT_EQ_MSG(test, mroce_wire_parse(buf, len, len, &p), 0,
+				    "type %u", types[i]);
+		put_unaligned_be32(0, buf + 4);
+		KUNIT_EXPECT_EQ_MSG(test, mroce_wire_parse(buf, len, len, &p),
+				    -EINVAL, "type %u", types[i]);
+	}
+	fill_common(&p, MROCE_PKT_DATAGRAM);
+	p.src_epoch = 0;
+	len = mroce_wire_build(buf, &p);
+	KUNIT_EXPECT_EQ(test, mroce_wire_parse(buf, len, len, &p), 0);
+}
+
 static void hdr_len_grows_test(struct kunit *test)
 {
 	u8 buf[SMALL];
@@ -426,6 +456,7 @@ static struct kunit_case mroce_wire_cases[] = {
 	KUNIT_CASE(data_reject_test),
 	KUNIT_CASE(empty_packet_of_nonempty_message_test),
 	KUNIT_CASE(control_reject_test),
+	KUNIT_CASE(epoch_zero_test),
 	KUNIT_CASE(hdr_len_grows_test),
 	KUNIT_CASE(garbage_test),
 	{}

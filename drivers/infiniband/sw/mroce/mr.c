@@ -278,7 +278,8 @@ void *mroce_mr_atomic_ptr(struct mroce_mr *mr, u64 va, struct page **page)
  * mroce_mr_publish() - give a region or memory window its key table entry
  * @mdev: the device
  * @entry: the region, or a window tagged MROCE_KEY_WINDOW
- * @index: set to the entry's index, the upper 24 bits of its keys
+ * @index: set to the entry's index, the upper 24 bits of its keys: the
+ *	first free one from a random start
  *
  * Return: 0, or -ENOMEM when the device's keys (MROCE_MAX_MR) are used up.
  */

@@ -73,7 +73,7 @@ static void rx_restart(struct mroce_conn *conn)
 static void rx_heard(struct mroce_conn *conn, const struct mroce_pkt *pkt)
 {
 	mroce_hello_heard(&conn->hello, &conn->paths, mroce_now_us());
-	if (!conn->peer_epoch && pkt->type != MROCE_PKT_HELLO && pkt->src_epoch)
+	if (!conn->peer_epoch && pkt->type != MROCE_PKT_HELLO)
 		conn->peer_epoch = pkt->src_epoch;
 }
 

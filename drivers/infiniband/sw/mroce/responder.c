@@ -435,9 +435,10 @@ bool mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 
 	if (pkt->opcode == MROCE_OP_READ_REQ || mroce_op_is_atomic(pkt->opcode)) {
 		if (s->qp->ibqp.qp_type == IB_QPT_UC) {
+			/* Answered by a NAK: not a drop (id PLACE-DROP). */
 			stream_rx_fatal(s, m, MROCE_NAK_INVALID_REQUEST,
 					IB_WC_REM_INV_REQ_ERR);
-			return false;
+			return true;
 		}
 		m->va = pkt->va;
 		m->rkey = pkt->rkey;

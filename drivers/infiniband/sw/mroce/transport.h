@@ -313,7 +313,6 @@ struct sk_buff *mroce_build_hello(struct mroce_conn *conn);
 void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q);
 u64 mroce_route_plane(struct mroce_conn *conn, u16 sport);
 
-/* A next hop's key: output device in the high half, gateway in the low. */
 /*
  * Verbs hold immediate data in network order; struct mroce_pkt holds the
  * value of its big-endian wire field.  So the bytes an application posts
@@ -330,6 +329,7 @@ static inline u32 mroce_imm_from_wire(u32 imm)
 	return (__force u32)cpu_to_be32(imm);
 }
 
+/* A next hop's key: output device in the high half, gateway in the low. */
 static inline u64 mroce_plane_key(int ifindex, u32 gateway)
 {
 	return (u64)ifindex << 32 | gateway;

@@ -160,8 +160,9 @@ static int parse_data(const u8 *p, size_t pkt_len, struct mroce_pkt *pkt)
  * @pkt: filled with the header fields in host order
  *
  * Return: 0, or -EINVAL for a packet the spec says to drop: wrong
- * version, unknown type or opcode, path id out of range, truncated
- * headers, or lengths and offsets that do not fit together.
+ * version, unknown type or opcode, path id out of range, a source epoch
+ * of 0 outside a DATAGRAM, truncated headers, or lengths and offsets
+ * that do not fit together.
  */
 int mroce_wire_parse(const void *buf, size_t hdr_avail, size_t pkt_len,
 		     struct mroce_pkt *pkt)
