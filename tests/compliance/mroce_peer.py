@@ -247,7 +247,7 @@ class Peer:
     def expect(self, pred, secs=5.0, what='a packet', keep=False):
         """The first pending or arriving packet for which pred(g) holds.
 
-        It leaves the pending packets unless @keep is false.
+        The packet found is taken from the pending ones unless @keep.
         """
         end = time.monotonic() + secs
         while True:

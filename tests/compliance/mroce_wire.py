@@ -68,10 +68,11 @@ class Record:
     """One 16-byte stream record of an ACK."""
 
     def __init__(self, qpn, msn_done, nak_msn=0, nak=NAK_NONE, nak_gen=0,
-                 rnr_timer=0):
+                 rnr_timer=0, _r=0):
         self.qpn, self.msn_done = qpn, msn_done
         self.nak_msn, self.nak, self.nak_gen = nak_msn, nak, nak_gen
         self.rnr_timer = rnr_timer
+        self._r = _r                # the reserved byte, as received
 
     def __repr__(self):
         return ('Record(qpn=%#x msn_done=%d nak=%d nak_msn=%d gen=%d rnr=%d)'
@@ -136,14 +137,14 @@ class Pkt:
                            self.type, self.flags, self.path, self.src_epoch,
                            self.dst_epoch, self.psn)
         if self.type == DATA:
+            # Reserved fields are 0 unless a test sets _r0 or _r.
             body = STREAM.pack(self.dst_qpn, self.src_qpn, self.opcode,
-                               self.gen, 0, self.msn, self.msg_len,
-                               self.offset)
+                               self.gen, getattr(self, '_r0', 0), self.msn,
+                               self.msg_len, self.offset)
             ext = EXT.get(self.opcode)
             if ext:
                 body += EXT_STRUCT[self.opcode].pack(
-                    *[getattr(self, n, 0) if n != '_r' else 0
-                      for n, _ in ext])
+                    *[getattr(self, n, 0) for n, _ in ext])
         elif self.type == ACK:
             body = self.sack.to_bytes(32, 'little')
             body += struct.pack('!HHB', self.ce_count & 0xffff, self.share,
@@ -177,6 +178,8 @@ def parse(b):
         raise Malformed('path %d' % path)
     if len(b) < FIXED_LEN[type]:
         raise Malformed('%s of %d bytes' % (TYPE_NAMES[type], len(b)))
+    if src == 0 and type != DATAGRAM:
+        raise Malformed('%s with src_epoch 0' % TYPE_NAMES[type])
     p = Pkt(type, flags=flags, path=path, src_epoch=src, dst_epoch=dst,
             psn=psn, reserved_nibble=ver & 0xf)
     if type == DATA:
@@ -196,7 +199,7 @@ def parse(b):
         p.capacity = int.from_bytes(b[53:56], 'big')
         if len(b) < 56 + 16 * n:
             raise Malformed('ACK with %d records in %d bytes' % (n, len(b)))
-        p.records = [Record(*RECORD.unpack_from(b, 56 + 16 * i)[:6])
+        p.records = [Record(*RECORD.unpack_from(b, 56 + 16 * i))
                      for i in range(n)]
         p.payload = b[56 + 16 * n:]
     elif type == HELLO:
@@ -208,6 +211,20 @@ def parse(b):
                                                                  16)
         p.payload = b[32:]
     return p
+
+
+def reserved_set(p):
+    """The reserved fields of @p that are not zero (HDR-RESERVED-ZERO)."""
+    bad = ['%s=%#x' % (n, getattr(p, n)) for n in ('reserved_nibble', '_r0',
+                                                   '_r1', '_r')
+           if getattr(p, n, 0)]
+    if p.type in (DATA, DATAGRAM):
+        bad += ['%s=%#x' % (n, getattr(p, n)) for n in ('dst_qpn', 'src_qpn')
+                if getattr(p, n) >> 24]
+    if p.type == ACK:
+        bad += ['record %#x reserved=%#x' % (r.qpn, r._r)
+                for r in p.records if r._r or r.qpn >> 24]
+    return bad
 
 
 def seq_before(a, b):

@@ -7,14 +7,18 @@ namespace) is driven by ordinary verbs calls (pyverbs); the peer, in
 network namespace NETNS with address PEER, is tests/compliance/
 mroce_peer.py, written from Documentation/wire-protocol.rst.  Each check
 tests the statements of one or more of the spec's requirement ids and
-prints, per id, "ok ID: what" or "FAIL ID: what: why".  Checks run in order
-on one connection; a check that needs a queue pair makes its own.
+prints, per id, "ok ID: what" or "FAIL ID: what: why"; at the end, the
+statements every packet the device sent must meet are checked over all of
+them, and each id of the spec's requirements index that no check covers is
+printed as "untested ID".  Checks run in order on one connection; a check
+that needs a queue pair makes its own.
 
     suite.py DEV NETNS LOCAL PEER [CHECK...]
 """
 
 import os
 import random
+import re
 import struct
 import sys
 import time
@@ -258,7 +262,8 @@ def spec(*ids):
 
 # --- connections and epochs --------------------------------------------------
 
-@spec('HELLO-FORMAT', 'IP-ECN', 'HELLO-SPRAY', 'HELLO-RESEND', 'ENC-SPORT')
+@spec('HELLO-FORMAT', 'IP-ECN', 'HELLO-SPRAY', 'HELLO-RESEND', 'ENC-PORT',
+      'ENC-SPORT')
 def hello(s):
     """the device says HELLO when a QP reaches RTR, repeats it, sprays it"""
     s.p.answer_hello = False
@@ -354,14 +359,14 @@ def header_drops(s):
     bad += [good[:1] + bytes([6]) + good[2:], good[:1] + bytes([0]) + good[2:],
             good[:3] + bytes([64]) + good[4:],
             good[:3] + bytes([255]) + good[4:]]
+    # Every length short of a type's fixed part, and of the common header.
     for typ, n in w.FIXED_LEN.items():
-        hdr = bytes([0x10, typ]) + good[2:16]
+        hdr = bytes([w.VERSION << 4, typ]) + good[2:16]
         body = bytes(n - 16)
         if typ == w.DATA:
             body = struct.pack('!IIBBHIII', 1, 1, w.READ_RESP, 0, 0, 0, 0, 0)
-        bad.append((hdr + body)[:n - 1])
-    bad.append(good[:15])
-    bad.append(b'')
+        bad += [(hdr + body)[:k] for k in range(16, n)]
+    bad += [good[:k] for k in range(16)]
     # HDR-EPOCH: an epoch of 0 in any connection packet.
     bad.append(w.Pkt(w.HELLO, paths=1, src_epoch=0,
                      dst_epoch=s.p.dev_epoch).build())
@@ -386,15 +391,16 @@ def header_drops(s):
     check(not s.p.pending, 'answered a malformed packet: %r' % s.p.pending)
 
 
-@spec('HDR-RESERVED')
+@spec('HDR-RESERVED-IGNORE')
 def reserved(s):
     """reserved bits set by the peer are ignored"""
     qp, q = s.pair()
     data = os.urandom(512)
     pk = s.p.data(1, opcode=w.WRITE, dst_qpn=qp.qp_num | 0xab000000,
-                  src_qpn=q, msn=s.msn(q), msg_len=len(data), payload=data,
-                  va=s.dev.mr.buf + 4096, rkey=s.dev.mr.rkey,
-                  flags=w.F_ACK_REQ, reserved_nibble=0xf)
+                  src_qpn=q | 0xcd000000, msn=s.msn(q), msg_len=len(data),
+                  payload=data, va=s.dev.mr.buf + 4096, rkey=s.dev.mr.rkey,
+                  flags=w.F_ACK_REQ, reserved_nibble=0xf, _r0=0xffff,
+                  _r=0xffffffff)
     s.p.send(pk)
     s.record_of(q, lambda r: r.msn_done == 1)
     check(s.dev.read(4096, 512) == data, 'data not placed')
@@ -759,6 +765,35 @@ def remote_access(s):
     s.p.drain()
 
 
+@spec('PLACE-WRITE-MR')
+def write_mr(s):
+    """a WRITE past its MR or into one without remote write: NAKed, unwritten"""
+    ro = MR(s.dev.pd, 4096, e.IBV_ACCESS_LOCAL_WRITE |
+            e.IBV_ACCESS_REMOTE_READ)
+    try:
+        ro.write(bytes(4096), 4096, 0)
+        end = (1 << 20) - 32
+        s.dev.write(end, bytes(32))
+        for va, rkey, what in ((s.dev.mr.buf + end, s.dev.mr.rkey,
+                                'past the end'),
+                               (ro.buf, ro.rkey, 'no remote write')):
+            qp, q = s.pair()
+            m = s.msn(q)
+            s.p.send(s.p.data(0, opcode=w.WRITE, dst_qpn=qp.qp_num,
+                              src_qpn=q, msn=m, msg_len=64,
+                              payload=b'\xee' * 64, va=va, rkey=rkey,
+                              flags=w.F_ACK_REQ))
+            r = s.record_of(q, lambda r: r.nak != w.NAK_NONE)
+            check(r.nak == w.NAK_REMOTE_ACCESS and r.nak_msn == m,
+                  '%s: record %r' % (what, r))
+        check(s.dev.read(end, 32) == bytes(32), 'the region\'s end written')
+        check(ro.read(4096, 0) == bytes(4096),
+              'a region without remote write written')
+    finally:
+        s.p.drain()
+        ro.close()
+
+
 # --- probes, ports, ECN, share -----------------------------------------------
 
 @spec('PROBE-ACK', 'PROBE-ROUTE', 'ACK-PORT')
@@ -867,7 +902,7 @@ def share_pace(s):
 
 # --- datagrams ---------------------------------------------------------------
 
-@spec('DGRAM-RX', 'DGRAM-DROP', 'DGRAM-TX', 'IP-ECN')
+@spec('DGRAM-RX', 'DGRAM-DROP', 'DGRAM-TX', 'DGRAM-IGNORE', 'IP-ECN')
 def datagrams(s):
     """DATAGRAM in and out of a UD QP; a wrong Q_Key is dropped, counted"""
     qp = s.dev.ud_qp(0x1111)
@@ -876,9 +911,11 @@ def datagrams(s):
     before = s.dev.counter('datagram_drops')
     s.p.send(w.Pkt(w.DATAGRAM, dst_qpn=qp.qp_num, src_qpn=0x77, qkey=0x2222,
                    payload=b'bad'), tos=0)
+    # Path, epochs and sequence are ignored in a DATAGRAM (DGRAM-IGNORE).
     s.p.send(w.Pkt(w.DATAGRAM, dst_qpn=qp.qp_num, src_qpn=0x77, qkey=0x1111,
-                   payload=payload, flags=w.F_IMM, imm=b'\x01\x02\x03\x04'),
-             tos=0)
+                   payload=payload, flags=w.F_IMM, imm=b'\x01\x02\x03\x04',
+                   path=63, psn=0x12345678, src_epoch=0xdeadbeef,
+                   dst_epoch=0x1234), tos=0)
     wc = s.dev.poll()[0]
     check(wc.status == e.IBV_WC_SUCCESS and wc.byte_len == 340 and
           wc.src_qp == 0x77, 'receive status %d len %d src_qp %#x'
@@ -904,6 +941,38 @@ def datagrams(s):
           pk.dst_epoch == 0, 'DATAGRAM %r' % pk)
     check(g.tos & 3 == 0, 'DATAGRAM sent with ECN bits %d' % (g.tos & 3))
     s.dev.poll()
+    s.p.drain()
+
+
+@spec('DGRAM-MTU')
+def datagram_mtu(s):
+    """a UD send longer than the path MTU fails locally and sends nothing"""
+    port = s.dev.ctx.query_port(1)
+    mtu = 128 << port.active_mtu            # IB's MTU enum: 1 is 256 bytes
+    qp = s.dev.ud_qp(0x4444)
+    s.p.drain()
+    for wr_id, n in ((40, mtu + 1), (41, mtu)):
+        wr = SendWR(wr_id=wr_id, opcode=e.IBV_WR_SEND, num_sge=1,
+                    sg=[s.dev.sge(0, n)], send_flags=e.IBV_SEND_SIGNALED)
+        wr.set_wr_ud(s.dev.ah(), 0x99, 0x3333)
+        qp.post_send(wr)
+        wc = s.dev.poll()[0]
+        if n > mtu:
+            check(wc.wr_id == 40 and wc.status == e.IBV_WC_LOC_LEN_ERR,
+                  '%d bytes at MTU %d: status %d' % (n, mtu, wc.status))
+            s.p.pump(0.3)
+            sent = [g for g in s.p.pending
+                    if g.pkt and g.pkt.type == w.DATAGRAM]
+            check(not sent, 'a DATAGRAM of %d bytes went out'
+                  % len(sent[0].pkt.payload) if sent else '')
+            # A failed UD send leaves the send queue in error (SQE).
+            qp = s.dev.ud_qp(0x4444)
+        else:
+            check(wc.status == e.IBV_WC_SUCCESS, '%d bytes at MTU %d: '
+                  'status %d' % (n, mtu, wc.status))
+            g = s.p.expect(lambda g: g.pkt.type == w.DATAGRAM, 5, 'DATAGRAM')
+            check(len(g.pkt.payload) == mtu, 'payload of %d bytes'
+                  % len(g.pkt.payload))
     s.p.drain()
 
 
@@ -1075,26 +1144,58 @@ def restart(s):
 # --- invariants over everything the device sent ------------------------------
 
 def invariants(s):
-    """what every packet the device sent during the run must satisfy"""
-    bad = []
+    """What every packet the device sent during the run must satisfy: the
+    ids' statements and, per id, the packets that break them."""
+    bad = {'HDR-RESERVED-ZERO': [], 'IP-ECN': [], 'DATA-BOUNDS': [],
+           'ENC-SPORT': [], 'DGRAM-TX': []}
     for g in s.p.log:
         pk = g.pkt
         if pk is None:
-            bad.append('unparsable packet %s' % g.raw[:16].hex())
+            bad['HDR-RESERVED-ZERO'].append('unparsable packet %s'
+                                            % g.raw[:16].hex())
             continue
-        if pk.reserved_nibble or getattr(pk, '_r0', 0) or \
-                getattr(pk, '_r1', 0) or getattr(pk, '_r', 0):
-            bad.append('reserved field set: %r' % pk)
-        if pk.type != w.DATAGRAM and g.tos & 3 != ECT0:
-            bad.append('%s sent with ECN bits %d' % (pk.name, g.tos & 3))
+        r = w.reserved_set(pk)
+        if r:
+            bad['HDR-RESERVED-ZERO'].append('%s: %s' % (pk.name, ', '.join(r)))
+        ecn = g.tos & 3
+        if ecn != (0 if pk.type == w.DATAGRAM else ECT0):
+            bad['IP-ECN'].append('%s sent with ECN bits %d' % (pk.name, ecn))
         if pk.type == w.DATA and pk.offset + len(pk.payload) > pk.msg_len:
-            bad.append('DATA past its message: %r' % pk)
+            bad['DATA-BOUNDS'].append('DATA past its message: %r' % pk)
+        if not 49152 <= g.sport <= 65535:
+            bad['ENC-SPORT'].append('%s from port %d' % (pk.name, g.sport))
+        if pk.type == w.DATAGRAM and (pk.path or pk.psn or pk.src_epoch or
+                                      pk.dst_epoch):
+            bad['DGRAM-TX'].append('DATAGRAM header: %r' % pk)
     return bad
+
+
+SPEC = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                    'Documentation', 'wire-protocol.rst')
+
+
+# Ids another program of tests/vm/compliance.sh checks.
+ELSEWHERE = {'ENC-CSUM-IPV4': 'decode-check, over the capture'}
+
+
+def spec_ids():
+    """The ids of the spec's requirements index, in order."""
+    with open(SPEC) as f:
+        text = f.read()
+    index = text[text.index('\nRequirements index\n'):]
+    return re.findall(r'^([A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+) ', index, re.M)
 
 
 def main():
     dev, netns, local, peer = sys.argv[1:5]
     only = set(sys.argv[5:])
+    index = spec_ids()
+    named = {i for _, c, _, _ in CHECKS for i in c}
+    unknown = sorted(named - set(index))
+    if unknown:
+        print('FAIL SPEC-IDS: checks name ids the spec does not have: %s'
+              % ' '.join(unknown), flush=True)
+        return 1
     s = Suite(dev, netns, local, peer)
     failed = 0
     for name, ids, what, fn in CHECKS:
@@ -1130,11 +1231,17 @@ def main():
                 f.write('rx %s\n' % g.raw.hex())
             for b in s.p.sent_log:
                 f.write('tx %s\n' % b.hex())
+    n = len(s.p.log)
     bad = invariants(s)
-    print('%s SEND-INVARIANTS: every packet the device sent (%d)%s'
-          % ('FAIL' if bad else 'ok', len(s.p.log),
-             ': ' + '; '.join(bad[:5]) if bad else ''), flush=True)
-    return 1 if failed or bad else 0
+    for i, why in bad.items():
+        print('%s %s: every packet the device sent (%d) (invariants)%s'
+              % ('FAIL' if why else 'ok', i, n,
+                 ': ' + '; '.join(why[:5]) if why else ''), flush=True)
+    if not only:
+        for i in index:
+            if i not in named and i not in bad and i not in ELSEWHERE:
+                print('untested %s: no check of this suite' % i, flush=True)
+    return 1 if failed or any(bad.values()) else 0
 
 
 if __name__ == '__main__':

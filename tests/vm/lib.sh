@@ -36,8 +36,9 @@
 #                           called in a subshell or pipeline)
 #   t_run NAME CMD...       run CMD; ok if it exits 0, else FAIL with its output
 #   t_verdicts FILE         a test per "ok NAME: WHAT" / "FAIL NAME: WHY" line
-#                           of FILE (a program's verdicts); non-zero when
-#                           there are none
+#                           of FILE (a program's verdicts), a skip per
+#                           "untested NAME: WHY" line; non-zero when there
+#                           are no verdicts
 #   t_done                  print "VM<i>: N passed, N failed[, N skipped]",
 #                           return non-zero if anything failed
 #   t_give_up MSG           record a failed "setup" test, t_done, exit
@@ -173,6 +174,7 @@ t_verdicts() {
 		case $verdict in
 		ok) t_ok "$name ${rest%% (*}" ;;
 		FAIL) t_fail "${name%:}" "$rest" ;;
+		untested) t_skip "${name%:}" "untested: $rest" ;;
 		esac
 	done <"$1"
 	grep -qE '^(ok|FAIL) ' "$1"
