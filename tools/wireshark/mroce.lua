@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: GPL-2.0-only
 --
 -- Wireshark/tshark dissector for mroce, the UDP-encapsulated multipath
--- RDMA transport, written from Documentation/wire-protocol.rst (v1).
+-- RDMA transport, written from Documentation/wire-protocol.rst (version 2).
 --
 -- Use it for one run:
 --   tshark -X lua_script:tools/wireshark/mroce.lua -r capture.pcap
@@ -220,9 +220,13 @@ local e = {
 		expert.group.PROTOCOL, expert.severity.WARN),
 	nak = ProtoExpert.new("mroce.nak", "NAK",
 		expert.group.RESPONSE_CODE, expert.severity.NOTE),
+	nak_code = ProtoExpert.new("mroce.unknown_nak", "Unknown NAK code (a receiver drops the ACK)",
+		expert.group.MALFORMED, expert.severity.ERROR),
+	epoch = ProtoExpert.new("mroce.zero_epoch", "Source epoch 0 outside a DATAGRAM (a receiver drops it)",
+		expert.group.MALFORMED, expert.severity.ERROR),
 }
 mroce.experts = { e.short, e.version, e.type, e.path, e.opcode, e.nstreams,
-	e.trailing, e.reserved, e.length, e.value, e.nak }
+	e.trailing, e.reserved, e.length, e.value, e.nak, e.nak_code, e.epoch }
 
 -- ---------------------------------------------------------------------------
 -- Preferences
@@ -345,7 +349,10 @@ local function dissect_common(tvb, pinfo, tree)
 		pi:add_proto_expert_info(e.path, string.format("Path %d, at most %d allowed",
 			path, MAX_PATHS - 1))
 	end
-	tree:add(f.src_epoch, tvb(4, 4))
+	local ei = tree:add(f.src_epoch, tvb(4, 4))
+	if tvb(4, 4):uint() == 0 and ptype ~= T_DATAGRAM and type_names[ptype] then
+		ei:add_proto_expert_info(e.epoch)
+	end
 	tree:add(f.dst_epoch, tvb(8, 4))
 	local si = tree:add(f.psn, tvb(12, 4))
 	if ptype == T_ACK then
@@ -470,7 +477,8 @@ local function dissect_data(tvb, pinfo, tree, flags, path, psn)
 		pli:add_proto_expert_info(e.length, string.format(
 			"offset %d + payload %d exceeds msg_len %d", offset, plen, msg_len))
 	end
-	if (opcode == OP_READ_REQ or opcode == OP_CMP_SWAP or opcode == OP_FETCH_ADD) then
+	if opcode == OP_READ_REQ or opcode == OP_CMP_SWAP or opcode == OP_FETCH_ADD or
+		opcode == OP_ATOMIC_RESP then
 		if plen ~= 0 or offset ~= 0 then
 			pli:add_proto_expert_info(e.length, opname ..
 				" carries no payload and has offset 0")
@@ -598,7 +606,7 @@ local function dissect_ack(tvb, pinfo, tree, flags, path, psn)
 			nki:add_proto_expert_info(e.nak, string.format("NAK %s of msn %d, qpn 0x%x",
 				nname, msn, qpn))
 			if not nak_names[nak] then
-				nki:add_proto_expert_info(e.value, string.format("Unknown NAK code %d", nak))
+				nki:add_proto_expert_info(e.nak_code, string.format("Unknown NAK code %d", nak))
 			end
 			naks[#naks + 1] = string.format("%s msn %d", nname, msn)
 		end
