@@ -31,7 +31,7 @@ from mroce_peer import Peer, ECT0, CE                          # noqa: E402
 from pyverbs.addr import AH, AHAttr, GID, GlobalRoute          # noqa: E402
 from pyverbs.cq import CQ                                      # noqa: E402
 from pyverbs.device import Context                             # noqa: E402
-from pyverbs.mr import MR                                      # noqa: E402
+from pyverbs.mr import MR, MW, MWBind, MWBindInfo              # noqa: E402
 from pyverbs.pd import PD                                      # noqa: E402
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr           # noqa: E402
 from pyverbs.wr import RecvWR, SendWR, SGE                     # noqa: E402
@@ -195,11 +195,15 @@ class Suite:
         self.results = []
         self.next_qpn = 0x100
         self.streams = {}           # our QPN -> next msn
-        # A second device and peer for the share: "DEV LOCAL PEER".
-        self.share = None
+        # A device with a capacity to share, with one or two peers:
+        # "DEV LOCAL PEER [PEER2]".
+        self.share = self.share2 = None
         if os.environ.get('MROCE_COMPLIANCE_SHARE'):
-            d2, l2, p2 = os.environ['MROCE_COMPLIANCE_SHARE'].split()
+            d2, l2, p2, *more = os.environ['MROCE_COMPLIANCE_SHARE'].split()
             self.share = (Device(d2, l2, p2), Peer(netns, p2, l2))
+            if more:
+                self.share2 = (Device(d2, l2, more[0]),
+                               Peer(netns, more[0], l2))
         # A third address of the peer's, to which the device has no
         # connection.
         self.stranger = None
@@ -794,6 +798,69 @@ def write_mr(s):
         ro.close()
 
 
+@spec('PLACE-WRITE-MW')
+def write_mw(s):
+    """WRITEs via windows: placed in range; NAKed past it or via another QP"""
+    mr = MR(s.dev.pd, 8192, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_MW_BIND)
+    windows = []
+    try:
+        mr.write(bytes(8192), 8192, 0)
+
+        def write(qp, q, va, rkey, data):
+            m = s.msn(q)
+            s.p.send(s.p.data(0, opcode=w.WRITE, dst_qpn=qp.qp_num,
+                              src_qpn=q, msn=m, msg_len=len(data),
+                              payload=data, va=va, rkey=rkey,
+                              flags=w.F_ACK_REQ))
+            return s.record_of(q, lambda r: r.msn_done == m + 1 or
+                               r.nak != w.NAK_NONE)
+
+        # Type 1: bound by ibv_bind_mw, over the region's first 4 KiB.
+        qp, q = s.pair()
+        mw1 = MW(s.dev.pd, e.IBV_MW_TYPE_1)
+        windows.append(mw1)
+        qp.bind_mw(mw1, MWBind(MWBindInfo(mr, mr.buf, 4096,
+                                          e.IBV_ACCESS_REMOTE_WRITE),
+                               e.IBV_SEND_SIGNALED))
+        wc = s.dev.poll()[0]
+        check(wc.status == e.IBV_WC_SUCCESS, 'type 1 bind: status %d'
+              % wc.status)
+        r = write(qp, q, mr.buf + 100, mw1.rkey, b'\x11' * 64)
+        check(r.nak == w.NAK_NONE, 'in a type 1 window: %r' % r)
+        r = write(qp, q, mr.buf + 4096 - 32, mw1.rkey, b'\x12' * 64)
+        check(r.nak == w.NAK_REMOTE_ACCESS, 'past a type 1 window: %r' % r)
+        # Type 2: bound by a BIND_MW work request of one queue pair.
+        qp, q = s.pair()
+        other, oq = s.pair()
+        mw2 = MW(s.dev.pd, e.IBV_MW_TYPE_2)
+        windows.append(mw2)
+        # set_bind_wr() binds the window's key with its low byte + 1.
+        rkey = (mw2.rkey & ~0xff) | ((mw2.rkey + 1) & 0xff)
+        wr = SendWR(wr_id=50, opcode=e.IBV_WR_BIND_MW,
+                    send_flags=e.IBV_SEND_SIGNALED)
+        wr.set_bind_wr(mw2, MWBindInfo(mr, mr.buf + 4096, 4096,
+                                       e.IBV_ACCESS_REMOTE_WRITE))
+        qp.post_send(wr)
+        wc = s.dev.poll()[0]
+        check(wc.status == e.IBV_WC_SUCCESS, 'type 2 bind: status %d'
+              % wc.status)
+        r = write(qp, q, mr.buf + 4096, rkey, b'\x21' * 64)
+        check(r.nak == w.NAK_NONE, 'in a type 2 window: %r' % r)
+        r = write(other, oq, mr.buf + 4096 + 64, rkey, b'\x22' * 64)
+        check(r.nak == w.NAK_REMOTE_ACCESS,
+              'a type 2 window through another QP: %r' % r)
+        want = bytearray(8192)
+        want[100:164] = b'\x11' * 64
+        want[4096:4160] = b'\x21' * 64
+        check(mr.read(8192, 0) == bytes(want),
+              'the region holds other bytes than the accepted WRITEs')
+    finally:
+        s.p.drain()
+        for mw in windows:
+            mw.close()
+        mr.close()
+
+
 # --- probes, ports, ECN, share -----------------------------------------------
 
 @spec('PROBE-ACK', 'PROBE-ROUTE', 'ACK-PORT')
@@ -898,6 +965,52 @@ def share_pace(s):
     check(secs >= 0.8 * want, '%d packets in %.3f s at a 1 Mbit/s share, '
           'want at least %.3f s' % (len(times), secs, 0.8 * want))
     s.p.drain()
+
+
+@spec('SHARE-ACTIVE-FIRST', 'SHARE-ACTIVE')
+def share_first(s):
+    """counted from a sender's first ACK; past the hold, only with a hole"""
+    check(s.share2, 'no second peer of the second device '
+          '(MROCE_COMPLIANCE_SHARE)')
+    dev, peer = s.share
+    dev3, peer3 = s.share2
+    qa = dev.rc_qp(0x901)
+    if not peer.dev_epoch:
+        peer.connect()
+    # Sender A keeps a packet missing (it holds one back), so it is
+    # active and never satisfied: with B too, the level is half.
+    kw = dict(opcode=w.WRITE, dst_qpn=qa.qp_num, src_qpn=0x901, msg_len=8,
+              payload=b'a' * 8, va=dev.mr.buf + 64, rkey=dev.mr.rkey,
+              flags=w.F_ACK_REQ)
+    held = peer.data(2, msn=0, **kw)
+    peer.send(peer.data(2, msn=1, **kw))
+    peer.ack_of(2, lambda g: g.pkt.sack)
+    try:
+        qb = dev3.rc_qp(0x902)
+        peer3.connect()
+        # The device judges A at its next scan, half a hold time away.
+        hold = int(os.environ.get('MROCE_COMPLIANCE_SHARE_HOLD_US', 1000))
+        time.sleep(hold / 2e6 * 1.2 + 0.1)
+        peer3.send(peer3.data(1, opcode=w.WRITE, dst_qpn=qb.qp_num,
+                              src_qpn=0x902, msn=0, msg_len=8,
+                              payload=b'b' * 8, va=dev3.mr.buf,
+                              rkey=dev3.mr.rkey, flags=w.F_ACK_REQ))
+        a = peer3.ack_of(1).pkt
+        check(a.share <= 32768, 'share %d in the first ACK of a second '
+              'sender, want at most 32768 (half)' % a.share)
+        check(dev.counter('share_senders') == 2, 'share_senders %d'
+              % dev.counter('share_senders'))
+        # B is done and has nothing missing: a hold time later, and the
+        # scan after it, it is no longer active; A, with its hole, is.
+        time.sleep(hold * 1.5 / 1e6 + 2)
+        check(dev.counter('share_senders') == 1, 'share_senders %d a hold '
+              'time after the second sender\'s last packet, want 1 (the '
+              'first, with a packet missing)' % dev.counter('share_senders'))
+    finally:
+        peer.send(held)
+        peer.ack_of(2, lambda g: g.pkt.psn == peer.snd_nxt[2])
+        peer.drain()
+        peer3.drain()
 
 
 # --- datagrams ---------------------------------------------------------------
@@ -1005,6 +1118,29 @@ def unsolicited_hello(s):
     s.stranger.pump(0.3)
     check(not s.stranger.pending, 'answered: %r' % s.stranger.pending)
     check(s.dev.counter('connections') == conns, 'a connection was made')
+
+
+@spec('EPOCH-LEARN')
+def epoch_learn(s):
+    """a DATA naming the device's epoch teaches it the peer's, no HELLO"""
+    check(s.stranger, 'no third address (MROCE_COMPLIANCE_STRANGER)')
+    p = s.stranger
+    dev = Device(s.dev.name, p.remote, p.local)
+    p.answer_hello = False
+    try:
+        qp = dev.rc_qp(0x903)
+        p.connect()                 # reads the device's epoch, says nothing
+        data = os.urandom(32)
+        p.send(p.data(0, opcode=w.WRITE, dst_qpn=qp.qp_num, src_qpn=0x903,
+                      msn=0, msg_len=len(data), payload=data,
+                      va=dev.mr.buf, rkey=dev.mr.rkey, flags=w.F_ACK_REQ))
+        a = p.ack_of(0).pkt
+        check(a.dst_epoch == p.epoch, 'ACK to epoch %#x, want %#x'
+              % (a.dst_epoch, p.epoch))
+        check(dev.read(0, len(data)) == data, 'the WRITE was not placed')
+    finally:
+        p.answer_hello = True
+        p.drain()
 
 
 @spec('DATA-PAYLOAD-MAX')

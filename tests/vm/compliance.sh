@@ -37,20 +37,22 @@ modprobe ib_uverbs
 t_run "rdma link add $dev type mroce netdev mv0" \
 	rdma link add "$dev" type mroce netdev mv0 || t_give_up "no $dev"
 # A second device, which shares 1000 Mbit/s among its senders, on a second
-# pair of addresses (a device's capacity is the parameter's when it is made).
-vm_veth_ns mpeer mv2 10.89.0.1 10.89.0.2 || t_give_up "veth"
+# set of addresses, two of them the peer's (a device's capacity and hold
+# time are the parameters' when it is made).
+vm_veth_ns mpeer mv2 10.89.0.1 10.89.0.2 10.89.0.3 || t_give_up "veth"
 # Its senders stay active for 10 s after their latest packet, so that the
 # count of them can be read after an ACK however slow the kernel is.
 params=/sys/module/mroce/parameters
 hold=$(cat $params/share_hold_us)
 capacity=$(cat $params/rx_capacity_mbps)
 echo 1000 >$params/rx_capacity_mbps
-echo 10000000 >$params/share_hold_us
+export MROCE_COMPLIANCE_SHARE_HOLD_US=10000000
+echo $MROCE_COMPLIANCE_SHARE_HOLD_US >$params/share_hold_us
 t_run "rdma link add mroce1 (rx_capacity_mbps=1000)" \
 	rdma link add mroce1 type mroce netdev mv2
 echo "$capacity" >$params/rx_capacity_mbps
 echo "$hold" >$params/share_hold_us
-export MROCE_COMPLIANCE_SHARE="mroce1 10.89.0.1 10.89.0.2"
+export MROCE_COMPLIANCE_SHARE="mroce1 10.89.0.1 10.89.0.2 10.89.0.3"
 
 export MROCE_COMPLIANCE_TRACE=$MROCE_VM_OUT/compliance-packets.log
 export MROCE_COMPLIANCE_RAW=$MROCE_VM_OUT/compliance-raw.txt
