@@ -297,14 +297,17 @@ def hello(s):
         check(all(a != b for a, b in zip(ports, ports[1:])),
               'consecutive HELLOs from one port: %s' % ports)
     # The waits double from the minimum RTO, up to 20 ms.  Arrival times
-    # stand for send times: allow for a late first send and late timers.
+    # stand for send times: allow for a late first send and late timers,
+    # and for one emulator stall (a timer never fires early, so the lower
+    # bounds hold for every gap; the upper one for all but the longest).
     with open(PARAM + 'min_rto_us') as f:
         rto = int(f.read()) / 1e6
     gaps = [b.t - a.t for a, b in zip(hellos, hellos[1:])]
     waits = [min(rto * 2 ** i, 0.020) for i in range(len(gaps))]
     low = [0.5] + [0.75] * (len(gaps) - 1)
-    check(all(k * x <= g <= max(4 * x, 0.05)
-              for g, x, k in zip(gaps, waits, low)),
+    late = [g > max(4 * x, 0.05) for g, x in zip(gaps, waits)]
+    check(all(k * x <= g for g, x, k in zip(gaps, waits, low)) and
+          sum(late) <= 1 and max(gaps) <= 0.5,
           'HELLO gaps %s ms, waits %s ms' % (
               [round(g * 1e3, 2) for g in gaps],
               [round(x * 1e3, 2) for x in waits]))
