@@ -1144,6 +1144,50 @@ def epoch_learn(s):
     finally:
         p.answer_hello = True
         p.drain()
+        for qp in dev.qps:
+            qp.close()
+
+
+@spec('CONN-REAP')
+def conn_reap(s):
+    """an idle connection is freed after its linger; the next has a new epoch"""
+    check(s.stranger, 'no third address (MROCE_COMPLIANCE_STRANGER)')
+    p = s.stranger
+    dev = Device(s.dev.name, p.remote, p.local)
+    with open(PARAM + 'conn_linger_s') as f:
+        linger = f.read().strip()
+    try:
+        qp = dev.rc_qp(0x904)
+        if not p.dev_epoch:
+            p.connect()
+        old = p.dev_epoch
+        reaped = s.dev.counter('connections_reaped')
+        conns = s.dev.counter('connections')
+        # The linger counts from when the last stream leaves.
+        with open(PARAM + 'conn_linger_s', 'w') as f:
+            f.write('1')
+        qp.close()
+        s.dev.delta('connections_reaped', reaped, 1, secs=5.0)
+        check(s.dev.counter('connections_reaped') == reaped + 1,
+              'no connection reaped 5 s after its last stream left')
+        check(s.dev.counter('connections') == conns - 1, 'connections %d, '
+              'want %d' % (s.dev.counter('connections'), conns - 1))
+        # Gone: the old epochs reach no connection.
+        before = s.dev.counter('no_conn_drops')
+        p.send(p.data(0, opcode=w.SEND, dst_qpn=1, src_qpn=0x904, msn=0,
+                      msg_len=8, payload=b'r' * 8, flags=w.F_ACK_REQ))
+        s.dev.expect_delta('no_conn_drops', before, 1)
+        dev.rc_qp(0x905)
+        g = p.expect(lambda g: g.pkt.type == w.HELLO, 5.0, 'HELLO')
+        check(g.pkt.src_epoch != old and g.pkt.dst_epoch == 0,
+              'the new connection says HELLO with epochs %#x/%#x, the old '
+              'had %#x' % (g.pkt.src_epoch, g.pkt.dst_epoch, old))
+    finally:
+        with open(PARAM + 'conn_linger_s', 'w') as f:
+            f.write(linger)
+        p.drain()
+        for qp in dev.qps:
+            qp.close()
 
 
 @spec('DATA-PAYLOAD-MAX')
