@@ -15,7 +15,6 @@ writes and reads back verified data through the same device every few
 thousand packets.  The device's memory regions sit between sentinel pages.
 
 Prints "ok NAME: ..." or "FAIL NAME: ..." lines:
-  fuzz-sent        COUNT packets went out
   fuzz-accounted   every packet the device received is counted: by a
                    connection (rx_pkts) or as a drop (malformed_drops,
                    no_conn_drops, datagram counters), or by the kernel's
