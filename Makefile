@@ -20,9 +20,8 @@
 #   make install / make uninstall   the module (updates/, depmod) and the
 #                userspace unmodified programs need; see scripts/install
 # KDIR=<kernel build dir> overrides the kernel the module is built for.
-# The out-of-tree kbuild entry point is the Kbuild file beside this one.
-
-MODULE := drivers/infiniband/sw/mroce/mroce.ko
+# The module builds out of tree in build/kmod/KVER (scripts/build-module);
+# the kbuild entry point is the Kbuild file beside this one.
 
 .PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs check-compliance fuzz debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-paths bench-incast bench-profile sim sim-build sim-check clean
 
@@ -62,8 +61,7 @@ check-compliance: all
 fuzz: all
 	scripts/vm-tests fuzz
 
-# Cached in ~/.cache/mroce/debug-kernel (MROCE_CACHE), outside the clone,
-# like the KUnit build.
+# Cached in ~/.cache/mroce/debug-kernel (MROCE_CACHE), outside the clone.
 debug-kernel:
 	scripts/debug-kernel
 
@@ -120,9 +118,9 @@ bench-profile:
 	scripts/bench-profile
 
 vm-shell: module
-	scripts/vm shell --module $(MODULE)
+	bash -c '. scripts/common.sh && exec scripts/vm shell --module "$$(mroce_module "$$(mroce_kver)")"'
 
 clean:
-	scripts/build-module clean
+	bash -c '. scripts/common.sh && mroce_clean_source_tree'
 	$(MAKE) -C tests/verify clean
 	rm -rf build

@@ -65,16 +65,13 @@ mroce_kdir() {
 	echo "$d"
 }
 
-# mroce_kbuild_dir KVER: where the module for KVER is built.  The default
-# kernel's build is the source tree itself (drivers/.../mroce.ko, as an
-# out-of-tree kbuild does); any other kernel builds in a copy under
-# build/kmod/KVER, so that builds for two kernels never mix objects.
+# mroce_kbuild_dir KVER: where the module for KVER is built, a copy of the
+# sources under build/kmod/KVER.  No kernel builds in the source tree, so
+# builds for two kernels never mix objects, and the KUnit build (which
+# links the driver's directory into a kernel tree) finds no stale object
+# there.
 mroce_kbuild_dir() {
-	if [ "$1" = "$(KVER='' MROCE_KVER='' KDIR='' mroce_kver)" ]; then
-		echo "$MROCE_TOP"
-	else
-		echo "$MROCE_TOP/build/kmod/$1"
-	fi
+	echo "$MROCE_TOP/build/kmod/$1"
 }
 
 # mroce_module KVER: the path of mroce.ko built for KVER.
@@ -83,13 +80,12 @@ mroce_module() {
 }
 
 # mroce_kbuild_sync DIR [FILE...]: refresh the copy of the module's sources
-# (and of the top-level FILEs) in DIR; nothing for the source tree itself.
-# Build products are neither copied nor deleted, so make rebuilds only what
-# changed.
+# (and of the top-level FILEs) in DIR.  Build products are neither copied
+# nor deleted, so make rebuilds only what changed.
 mroce_kbuild_sync() {
 	local dir=$1 f
 	shift
-	[ "$dir" != "$MROCE_TOP" ] || return 0
+	mroce_clean_source_tree
 	mkdir -p "$dir"
 	local extra=()
 	for f in "$@"; do
@@ -99,6 +95,17 @@ mroce_kbuild_sync() {
 		--exclude='*.mod' --exclude='*.mod.c' --exclude=modules.order \
 		--exclude=Module.symvers --exclude='*.a' "${extra[@]}" \
 		"$MROCE_TOP/Kbuild" "$MROCE_TOP/drivers" "$MROCE_TOP/include" "$dir/"
+}
+
+# mroce_clean_source_tree: delete kbuild products from the source tree (an
+# "M=$PWD" build by hand, or a clone older than build/kmod leaves them).
+# kbuild searches the source tree for targets it has not built, so a
+# stale object there would be linked into another kernel's build.
+mroce_clean_source_tree() {
+	find "$MROCE_TOP/drivers" "$MROCE_TOP/include" \( -name '*.o' -o -name '*.ko' \
+		-o -name '.*.cmd' -o -name '*.mod' -o -name '*.mod.c' -o -name '*.a' \
+		-o -name modules.order -o -name Module.symvers \) -delete
+	rm -f "$MROCE_TOP"/{modules.order,Module.symvers,.modules.order.cmd,.Module.symvers.cmd}
 }
 
 # Debian's linux-source tree, extracted once into the cache.  Holds
