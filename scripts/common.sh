@@ -80,8 +80,8 @@ mroce_module() {
 }
 
 # mroce_kbuild_sync DIR [FILE...]: refresh the copy of the module's sources
-# (and of the top-level FILEs) in DIR.  Build products are neither copied
-# nor deleted, so make rebuilds only what changed.
+# (and of the top-level FILEs) in DIR.  The copy's build products are kept,
+# so make rebuilds only what changed; the source tree's are deleted.
 mroce_kbuild_sync() {
 	local dir=$1 f
 	shift

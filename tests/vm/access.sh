@@ -11,7 +11,7 @@
 #
 #   make -C tests/verify
 #   scripts/vm run --vms 2 --links 1 --timeout 600 \
-#       --module drivers/infiniband/sw/mroce/mroce.ko -- tests/vm/access.sh
+#       --module build/kmod/KVER/drivers/infiniband/sw/mroce/mroce.ko -- tests/vm/access.sh
 #   scripts/vm run --vms 2 --links 1 --timeout 600 \
 #       --env MROCE_ACCESS_DEV_TYPE=rxe -- tests/vm/access.sh
 #

@@ -13,7 +13,7 @@
 #   scripts/vm run --vms 2 --links 1 --timeout 600 \
 #       --env MROCE_VERIFY_DEV_TYPE=rxe -- tests/vm/verify.sh
 #   scripts/vm run --vms 2 --links 1 --timeout 600 \
-#       --module drivers/infiniband/sw/mroce/mroce.ko -- tests/vm/verify.sh
+#       --module build/kmod/KVER/drivers/infiniband/sw/mroce/mroce.ko -- tests/vm/verify.sh
 #
 # Environment (all optional):
 #   MROCE_VERIFY_DEV_TYPE   rxe or mroce (default mroce; argument 1 wins)
