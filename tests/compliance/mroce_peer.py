@@ -97,10 +97,8 @@ class Peer:
         self.dev_epoch = 0
         self.snd_nxt = [0] * w.MAX_PATHS
         self.rx = [Rx() for _ in range(w.MAX_PATHS)]
-        self.records = {}           # our QPN -> Record to report in ACKs
         self.answer_hello = True
-        self.auto_ack = False
-        self.capacity, self.share = 0, 0xffff
+        self.reset_answers()
         self.log = []               # every Got, in arrival order
         self.pending = []           # received, not yet taken by a test
         self.sent = 0
@@ -260,6 +258,12 @@ class Peer:
             g = self._read(left)
             if g is not None:
                 self.pending.append(g)
+
+    def reset_answers(self):
+        """Acknowledge only when told, give no share, report no stream."""
+        self.records = {}           # our QPN -> Record to report in ACKs
+        self.auto_ack = False
+        self.capacity, self.share = 0, 0xffff
 
     def drain(self):
         self.pump(0)
