@@ -80,12 +80,11 @@ mroce_module() {
 }
 
 # mroce_kbuild_sync DIR [FILE...]: refresh the copy of the module's sources
-# (and of the top-level FILEs) in DIR.  The copy's build products are kept,
-# so make rebuilds only what changed; the source tree's are deleted.
+# (and of the top-level FILEs) in DIR.  Build products are neither copied
+# nor deleted, so make rebuilds only what changed.
 mroce_kbuild_sync() {
 	local dir=$1 f
 	shift
-	mroce_clean_source_tree
 	mkdir -p "$dir"
 	local extra=()
 	for f in "$@"; do
@@ -99,8 +98,9 @@ mroce_kbuild_sync() {
 
 # mroce_clean_source_tree: delete kbuild products from the source tree (an
 # "M=$PWD" build by hand, or a clone older than build/kmod leaves them).
-# kbuild searches the source tree for targets it has not built, so a
-# stale object there would be linked into another kernel's build.
+# The copies under build/kmod never take them; the KUnit tree links the
+# driver's directory, and kbuild searches the source tree for targets it
+# has not built, so a stale object there would be linked into UML.
 mroce_clean_source_tree() {
 	find "$MROCE_TOP/drivers" "$MROCE_TOP/include" \( -name '*.o' -o -name '*.ko' \
 		-o -name '.*.cmd' -o -name '*.mod' -o -name '*.mod.c' -o -name '*.a' \
