@@ -88,6 +88,8 @@ struct sim_ep {
 	struct sim_out *out;
 	unsigned int nout;
 	unsigned int maxout;
+	/* new DATA in @out, per NIC (the route's plane, 1-based) */
+	unsigned int pass_new[SIM_MAX_PLANES + 1];
 	u64 outstanding;
 	u64 now;
 };
@@ -111,10 +113,27 @@ static void conn_path_moved(struct mroce_paths *ps, unsigned int i)
 {
 }
 
+/*
+ * Whether path @i's NIC has room in its ring, counting the new packets
+ * this pass built for it: they go out when the pass ends.
+ */
+static bool conn_egress_room(struct mroce_paths *ps, unsigned int i)
+{
+	struct sim_conn *c = container_of(ps, struct sim_conn, paths);
+	u64 plane = min_t(u64, ps->path[i].plane, SIM_MAX_PLANES);
+
+	if (c->ep->ops->nic_room(c->ep->host, c->peer, plane,
+				 c->ep->pass_new[plane]))
+		return true;
+	c->ep->st.nic_full++;
+	return false;
+}
+
 static const struct mroce_paths_ops sim_paths_ops = {
 	.route_plane = conn_route_plane,
 	.random_sport = conn_random_sport,
 	.moved = conn_path_moved,
+	.egress_room = conn_egress_room,
 };
 
 /* Epochs are fixed: hosts do not restart in the simulator (yet). */
@@ -184,6 +203,7 @@ static void out_flush(struct sim_conn *c)
 			      o->payload, true);
 	}
 	ep->nout = 0;
+	memset(ep->pass_new, 0, sizeof(ep->pass_new));
 }
 
 /* build_data() */
@@ -380,6 +400,7 @@ static void tx_new(struct sim_conn *c, u64 now)
 			c->cut = m->next;
 		psn = mroce_paths_send(&c->paths, id, now, seg);
 		queue_data(c, id, c->path[id].sport, seg, psn);
+		c->ep->pass_new[min_t(u64, c->path[id].plane, SIM_MAX_PLANES)]++;
 	}
 }
 

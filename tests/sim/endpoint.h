@@ -37,6 +37,10 @@ extern "C" {
  * @route_plane: the local next hop (NIC) a flow to @dst from @sport
  *	leaves by, 1-based
  * @random_sport: a random port of the dynamic range
+ * @nic_room: whether NIC @plane (as @route_plane numbers it) has room in
+ *	its transmit ring for a new DATA packet to @peer beyond @pending
+ *	ones about to be sent; if not, the host runs the endpoint's timer
+ *	for @peer once it has
  */
 struct sim_ep_ops {
 	void (*xmit)(void *host, unsigned int dst, uint16_t sport,
@@ -51,7 +55,12 @@ struct sim_ep_ops {
 		       uint64_t now_us);
 	uint64_t (*route_plane)(void *host, unsigned int dst, uint16_t sport);
 	uint16_t (*random_sport)(void *host);
+	bool (*nic_room)(void *host, unsigned int peer, uint64_t plane,
+			 unsigned int pending);
 };
+
+/* NICs a host may have */
+#define SIM_MAX_PLANES	16
 
 /**
  * struct sim_ep_config - the module parameters of a simulated host
@@ -102,6 +111,8 @@ struct sim_ep_config {
  * @paced: send passes whose new packets waited for the receiver's share
  *	(SHARE-PACE)
  * @loss_cuts: window decreases for congestive loss (CC-LOSS)
+ * @nic_full: times a path was passed over for a new packet because its
+ *	NIC's ring was full
  */
 struct sim_ep_stats {
 	uint64_t tx_data;
@@ -123,6 +134,7 @@ struct sim_ep_stats {
 	uint64_t tail_probes;
 	uint64_t paced;
 	uint64_t loss_cuts;
+	uint64_t nic_full;
 };
 
 /* Add @s's counters to @sum's: every field is a uint64_t counter. */

@@ -56,8 +56,8 @@ unsigned int AddrHost(uint32_t addr)
 	return (addr & 0xffff) - 1;
 }
 
-Fabric::Fabric(const FabricConfig &cfg, FabricRx rx)
-	: m_cfg(cfg), m_rx(std::move(rx))
+Fabric::Fabric(const FabricConfig &cfg, FabricRx rx, FabricDrained drained)
+	: m_cfg(cfg), m_rx(std::move(rx)), m_drained(std::move(drained))
 {
 	unsigned int p, h, l, s;
 
@@ -98,6 +98,8 @@ Fabric::Fabric(const FabricConfig &cfg, FabricRx rx)
 			m_hostLinks[p].back().a->Setup(cfg.loss,
 						       cfg.seed * 100003ULL + p * 4099 + h);
 			m_nic[h][p] = dh;
+			dh->GetQueue()->TraceConnectWithoutContext(
+				"Dequeue", MakeBoundCallback(&NicDequeued, this, h, p));
 			leaf.down.push_back(dl);
 			m_hosts[h]->RegisterProtocolHandler(
 				Node::ProtocolHandler(
@@ -170,6 +172,12 @@ Fabric::Link Fabric::Connect(Ptr<Node> a, Ptr<Node> b, unsigned int qa,
 	m_errors.push_back(link.a);
 	m_errors.push_back(link.b);
 	return link;
+}
+
+void Fabric::NicDequeued(Fabric *f, unsigned int host, unsigned int plane,
+			 Ptr<const Packet>)
+{
+	f->m_drained(host, plane);
 }
 
 /* The 5-tuple hash of a switch: FNV-1a over addresses and ports. */

@@ -61,6 +61,9 @@ struct FabricConfig {
 using FabricRx = std::function<void(unsigned int src, unsigned int dst,
 				    uint16_t sport, ns3::Ptr<ns3::Packet> p,
 				    bool ce)>;
+/* Host @host's NIC on @plane took a packet off its queue to send it. */
+using FabricDrained = std::function<void(unsigned int host,
+					 unsigned int plane)>;
 
 /*
  * What a link does to the packets it delivers: loses a fraction at
@@ -90,7 +93,7 @@ class LinkErrors : public ns3::ErrorModel
 class Fabric
 {
   public:
-	Fabric(const FabricConfig &cfg, FabricRx rx);
+	Fabric(const FabricConfig &cfg, FabricRx rx, FabricDrained drained);
 
 	/* Send @p (mroce bytes) from @src's NIC @plane to @dst's, UDP @sport. */
 	void Send(unsigned int src, unsigned int plane, unsigned int dst,
@@ -110,6 +113,11 @@ class Fabric
 	uint64_t Marks() const { return m_marks; }
 	uint64_t LinkDrops() const;
 	uint64_t Forwarded() const { return m_forwarded; }
+	/* Packets waiting in @host's NIC on @plane. */
+	uint32_t NicQueue(unsigned int host, unsigned int plane) const
+	{
+		return m_nic[host][plane]->GetQueue()->GetNPackets();
+	}
 	/* Packets queued at the leaf's port down to @host on @plane. */
 	uint32_t QueueTo(unsigned int host, unsigned int plane) const;
 	/* Base RTT through a spine: a @fwd-byte packet, a @rev-byte answer. */
@@ -141,9 +149,12 @@ class Fabric
 		    ns3::Ptr<const ns3::Packet> p, uint16_t proto,
 		    const ns3::Address &from);
 	uint32_t Hash(const uint8_t *hdr, unsigned int salt) const;
+	static void NicDequeued(Fabric *f, unsigned int host, unsigned int plane,
+				ns3::Ptr<const ns3::Packet> p);
 
 	FabricConfig m_cfg;
 	FabricRx m_rx;
+	FabricDrained m_drained;
 	unsigned int m_perLeaf;
 	std::vector<ns3::Ptr<ns3::Node>> m_hosts;
 	std::vector<Switch> m_switches;	/* per plane: leaves, then spines */

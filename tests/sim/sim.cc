@@ -34,6 +34,7 @@ struct Options {
 	unsigned int paths = 8;
 	unsigned int mtu = 4096;
 	unsigned int min_rto_us = 100;
+	unsigned int nic_ring = 8;	/* packets; 0: no limit */
 	unsigned int delay_target_us = 0;
 	unsigned int init_rto_us = 0;	/* 0: the module's default */
 	bool share = false;		/* receivers give their share */
@@ -58,6 +59,7 @@ class Host
 	~Host() { m_t->destroy(m_ep); }
 
 	void Rx(unsigned int src, uint16_t sport, Ptr<Packet> p, bool ce);
+	void Drained(unsigned int plane);
 	void Post(unsigned int dst, uint64_t len, uint64_t cookie)
 	{
 		m_t->post(m_ep, dst, len, cookie, NowUs());
@@ -90,6 +92,8 @@ class Host
 			   uint64_t now_us);
 	static uint64_t RoutePlane(void *host, unsigned int dst, uint16_t sport);
 	static uint16_t RandomSport(void *host);
+	static bool NicRoom(void *host, unsigned int peer, uint64_t plane_key,
+			    unsigned int pending);
 
 	static const sim_ep_ops s_ops;
 
@@ -101,6 +105,10 @@ class Host
 	std::vector<EventId> m_timer;
 	std::mt19937 m_rng;
 	std::vector<uint8_t> m_buf;
+	unsigned int m_nicRing;
+	/* m_waiting[plane]: peers whose new packets wait for that NIC */
+	std::vector<std::vector<unsigned int>> m_waiting;
+	std::vector<bool> m_waits;	/* [plane * hosts + peer] */
 };
 
 /* What the hosts do: which messages, and when they may be posted. */
@@ -156,13 +164,15 @@ class Workload
 
 const sim_ep_ops Host::s_ops = {
 	Host::Xmit, Host::Arm, Host::Completed, Host::Delivered, Host::Placed,
-	Host::RoutePlane, Host::RandomSport,
+	Host::RoutePlane, Host::RandomSport, Host::NicRoom,
 };
 
 Host::Host(unsigned int id, Fabric *fabric, const Options &o, Workload *w)
 	: m_id(id), m_fabric(fabric), m_work(w), m_t(o.transport),
 	  m_timer(o.fabric.hosts), m_rng(o.fabric.seed * 7919U + id),
-	  m_buf(o.transport->max_hdr)
+	  m_buf(o.transport->max_hdr), m_nicRing(o.nic_ring),
+	  m_waiting(o.fabric.planes),
+	  m_waits(size_t(o.fabric.planes) * o.fabric.hosts)
 {
 	sim_ep_config cfg = { o.paths, o.mtu, o.min_rto_us, o.delay_target_us,
 			      o.fabric.gbps, o.init_rto_us, 0, 0,
@@ -244,6 +254,47 @@ uint64_t Host::RoutePlane(void *host, unsigned int dst, uint16_t sport)
 
 	x ^= x >> 15;
 	return x % h->m_fabric->Config().planes + 1;
+}
+
+/*
+ * A NIC's transmit ring takes m_nicRing packets; new DATA waits in the
+ * transport beyond that, as a driver's byte queue limits (BQL) hold it
+ * back, so ACKs and resends queue behind a ring, not behind a window.
+ */
+bool Host::NicRoom(void *host, unsigned int peer, uint64_t plane_key,
+		   unsigned int pending)
+{
+	Host *h = static_cast<Host *>(host);
+	unsigned int plane = plane_key - 1;
+	size_t w = size_t(plane) * h->m_fabric->Config().hosts + peer;
+
+	if (!h->m_nicRing || !plane_key ||
+	    h->m_fabric->NicQueue(h->m_id, plane) + pending < h->m_nicRing)
+		return true;
+	if (!h->m_waits[w]) {
+		h->m_waits[w] = true;
+		h->m_waiting[plane].push_back(peer);
+	}
+	return false;
+}
+
+/*
+ * The NIC on @plane sent a packet on: the peers waiting for it get a
+ * send pass, after the device's own dequeue has finished.
+ */
+void Host::Drained(unsigned int plane)
+{
+	std::vector<unsigned int> peers;
+
+	if (m_waiting[plane].empty())
+		return;
+	peers.swap(m_waiting[plane]);
+	for (unsigned int peer : peers)
+		m_waits[size_t(plane) * m_fabric->Config().hosts + peer] = false;
+	Simulator::ScheduleNow([this, peers]() {
+		for (unsigned int peer : peers)
+			m_t->timer(m_ep, peer, NowUs());
+	});
 }
 
 uint16_t Host::RandomSport(void *host)
@@ -455,6 +506,8 @@ int main(int argc, char **argv)
 	cmd.AddValue("loss", "random loss on the link into each host", o.fabric.loss);
 	cmd.AddValue("host-queue", "a host NIC's queue, packets",
 		     o.fabric.host_queue_pkts);
+	cmd.AddValue("nic-ring", "DATA packets a NIC's ring takes before new "
+		     "ones wait in the transport; 0: no limit", o.nic_ring);
 	cmd.AddValue("seed", "random seed", o.fabric.seed);
 	cmd.AddValue("workload", "alltoall, ring, permutation, incast", o.workload);
 	cmd.AddValue("size", "bytes per peer (ring: per host)", o.size);
@@ -495,6 +548,7 @@ int main(int argc, char **argv)
 	else if (transport != "mroce")
 		NS_FATAL_ERROR("--transport is mroce or rocev2");
 	if (o.fabric.hosts < 2 || !o.chunk || !o.size || !o.window ||
+	    o.fabric.planes > SIM_MAX_PLANES ||
 	    o.mtu < 64 || o.mtu > 8192)
 		NS_FATAL_ERROR("bad options");
 
@@ -503,6 +557,8 @@ int main(int argc, char **argv)
 	Fabric fabric(o.fabric, [&hosts](unsigned int src, unsigned int dst,
 					 uint16_t sport, Ptr<Packet> p, bool ce) {
 		hosts[dst]->Rx(src, sport, p, ce);
+	}, [&hosts](unsigned int h, unsigned int plane) {
+		hosts[h]->Drained(plane);
 	});
 	for (unsigned int h = 0; h < o.fabric.hosts; h++)
 		hosts.push_back(new Host(h, &fabric, o, &work));
@@ -550,7 +606,7 @@ int main(int argc, char **argv)
 	       "base_rtt_us=%.2f goodput_gbps=%.2f conns=%llu tx_data=%llu retransmits=%llu "
 	       "timeouts=%llu sack_lost=%llu tail_probes=%llu rerolls=%llu returns=%llu "
 	       "ecn_cuts=%llu marks=%llu switch_drops=%llu host_drops=%llu "
-	       "link_drops=%llu peak_queue=%llu paced=%llu loss_cuts=%llu events=%llu wall_s=%.2f "
+	       "link_drops=%llu peak_queue=%llu paced=%llu loss_cuts=%llu nic_full=%llu events=%llu wall_s=%.2f "
 	       "events_per_s=%.0f\n",
 	       o.transport->name, o.workload.c_str(), o.fabric.hosts, o.senders,
 	       o.fabric.planes, o.fabric.gbps,
@@ -571,6 +627,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)fabric.PeakQueue(),
 	       (unsigned long long)sum.paced,
 	       (unsigned long long)sum.loss_cuts,
+	       (unsigned long long)sum.nic_full,
 	       (unsigned long long)events, wall, events / wall);
 	if (o.check && !ok)
 		fprintf(stderr, "mroce-sim: host %u: delivered %llu of %llu "

@@ -328,8 +328,9 @@ void mroce_paths_pass(struct mroce_paths *ps, u64 now_us)
  *
  * The one with the most room; equal ones take turns.  A path that timed
  * out twice in a row (its route dead, or the peer silent) only carries
- * its own resends.  None while the receiver's share holds new packets
- * back (id SHARE-PACE).
+ * its own resends, and one whose device is full (&mroce_paths_ops.
+ * egress_room) none for now.  None while the receiver's share holds new
+ * packets back (id SHARE-PACE).
  *
  * Return: the path's index, or -1 if none has room.
  */
@@ -345,12 +346,11 @@ int mroce_paths_pick(struct mroce_paths *ps)
 		const struct mroce_txpath *tx = &ps->path[p].tx;
 		unsigned int room = mroce_txpath_room(tx);
 
-		if (tx->backoff >= 2)
+		if (tx->backoff >= 2 || room <= best_room ||
+		    (ps->ops->egress_room && !ps->ops->egress_room(ps, p)))
 			continue;
-		if (room > best_room) {
-			best_room = room;
-			best = p;
-		}
+		best_room = room;
+		best = p;
 	}
 	return best;
 }

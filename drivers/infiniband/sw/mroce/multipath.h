@@ -59,11 +59,15 @@ struct mroce_paths;
  * @random_sport: a random port of the dynamic range (RFC 6335)
  * @moved: path @i took another port; what the host cached of its old
  *	route (a route lookup) is stale
+ * @egress_room: optional: whether the local device path @i leaves by
+ *	takes a new packet now; new packets wait for it rather than queue
+ *	behind a full device (NULL: always)
  */
 struct mroce_paths_ops {
 	u64 (*route_plane)(struct mroce_paths *ps, u16 sport);
 	u16 (*random_sport)(struct mroce_paths *ps);
 	void (*moved)(struct mroce_paths *ps, unsigned int i);
+	bool (*egress_room)(struct mroce_paths *ps, unsigned int i);
 };
 
 /**

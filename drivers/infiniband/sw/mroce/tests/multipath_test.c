@@ -23,6 +23,7 @@
  * @nsports: entries of @sports
  * @next: the next of them
  * @moved: bit i set: path i was told it moved
+ * @full: bit i set: path i's device takes no packet now
  */
 struct fake_host {
 	struct mroce_paths ps;
@@ -31,6 +32,7 @@ struct fake_host {
 	unsigned int nsports;
 	unsigned int next;
 	unsigned long moved;
+	unsigned long full;
 };
 
 /* Ports 1xxxx lead to plane A, 2xxxx to B, 3xxxx to C, others unknown. */
@@ -59,10 +61,16 @@ static void fake_moved(struct mroce_paths *ps, unsigned int i)
 	container_of(ps, struct fake_host, ps)->moved |= BIT(i);
 }
 
+static bool fake_egress_room(struct mroce_paths *ps, unsigned int i)
+{
+	return !(container_of(ps, struct fake_host, ps)->full & BIT(i));
+}
+
 static const struct mroce_paths_ops fake_ops = {
 	.route_plane = fake_route_plane,
 	.random_sport = fake_random_sport,
 	.moved = fake_moved,
+	.egress_room = fake_egress_room,
 };
 
 static struct fake_host *host_alloc(struct kunit *test)
@@ -289,6 +297,26 @@ static void pick_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, mroce_paths_pick(ps), 1);
 	h->path[1].tx.backoff = 3;
 	KUNIT_EXPECT_EQ(test, mroce_paths_pick(ps), -1);
+}
+
+/* A path whose device is full waits; the others carry on without it. */
+static void egress_full_test(struct kunit *test)
+{
+	struct fake_host *h = host_alloc(test);
+	struct mroce_paths *ps = &h->ps;
+	unsigned int i;
+
+	h->full = BIT(0) | BIT(2);
+	for (i = 0; i < 2 * NPATHS; i++) {
+		int id = mroce_paths_pick(ps);
+
+		KUNIT_EXPECT_TRUE(test, id == 1 || id == 3);
+	}
+	h->full = BIT(NPATHS) - 1;
+	KUNIT_EXPECT_EQ(test, mroce_paths_pick(ps), -1);
+	/* Nothing was spent: the next pick, with room, gets a path. */
+	h->full = 0;
+	KUNIT_EXPECT_GE(test, mroce_paths_pick(ps), 0);
 }
 
 /* Detours: another path that delivers, in turn; the own one if none. */
@@ -679,6 +707,7 @@ static struct kunit_case mroce_multipath_cases[] = {
 	KUNIT_CASE(initial_window_test),
 	KUNIT_CASE(retry_count_test),
 	KUNIT_CASE(pick_test),
+	KUNIT_CASE(egress_full_test),
 	KUNIT_CASE(detour_test),
 	KUNIT_CASE(silent_test),
 	KUNIT_CASE(reroll_and_return_test),
