@@ -106,6 +106,7 @@ class Host
 	std::mt19937 m_rng;
 	std::vector<uint8_t> m_buf;
 	unsigned int m_nicRing;
+	uint64_t m_routeKey;
 	/* m_waiting[plane]: peers whose new packets wait for that NIC */
 	std::vector<std::vector<unsigned int>> m_waiting;
 	std::vector<bool> m_waits;	/* [plane * hosts + peer] */
@@ -171,6 +172,7 @@ Host::Host(unsigned int id, Fabric *fabric, const Options &o, Workload *w)
 	: m_id(id), m_fabric(fabric), m_work(w), m_t(o.transport),
 	  m_timer(o.fabric.hosts), m_rng(o.fabric.seed * 7919U + id),
 	  m_buf(o.transport->max_hdr), m_nicRing(o.nic_ring),
+	  m_routeKey(0x9e3779b97f4a7c15ULL * (o.fabric.seed + 1)),
 	  m_waiting(o.fabric.planes),
 	  m_waits(size_t(o.fabric.planes) * o.fabric.hosts)
 {
@@ -245,14 +247,21 @@ void Host::Placed(void *host, unsigned int src, uint64_t len, uint64_t)
 /*
  * The host's routing: an equal-cost route to the peer over every plane's
  * NIC, hashed by the UDP source port (as Linux's with
- * fib_multipath_hash_policy=1), so the port picks the plane.
+ * fib_multipath_hash_policy=1), so the port picks the plane.  Like
+ * Linux's, the hash is keyed and mixes all of its input, so the plane a
+ * peer's ACKs take back (their 5-tuple has the addresses the other way
+ * round) has nothing to do with the plane of the DATA they answer.
  */
 uint64_t Host::RoutePlane(void *host, unsigned int dst, uint16_t sport)
 {
 	Host *h = static_cast<Host *>(host);
-	uint32_t x = sport * 2654435761U ^ (h->m_id * 40503U + dst);
+	uint64_t x = (uint64_t)h->m_id << 40 | (uint64_t)dst << 16 | sport;
 
-	x ^= x >> 15;
+	/* splitmix64's finalizer, keyed by the seed */
+	x ^= h->m_routeKey;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+	x ^= x >> 31;
 	return x % h->m_fabric->Config().planes + 1;
 }
 
