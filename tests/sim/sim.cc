@@ -266,9 +266,10 @@ uint64_t Host::RoutePlane(void *host, unsigned int dst, uint16_t sport)
 }
 
 /*
- * A NIC's transmit ring takes m_nicRing packets; new DATA waits in the
- * transport beyond that, as a driver's byte queue limits (BQL) hold it
- * back, so ACKs and resends queue behind a ring, not behind a window.
+ * A NIC's transmit ring takes m_nicRing packets of any kind; new DATA
+ * waits in the transport beyond that, as a driver's byte queue limits
+ * (BQL) hold it back, so ACKs and resends queue behind a ring, not
+ * behind a window.
  */
 bool Host::NicRoom(void *host, unsigned int peer, uint64_t plane_key,
 		   unsigned int pending)
@@ -515,8 +516,8 @@ int main(int argc, char **argv)
 	cmd.AddValue("loss", "random loss on the link into each host", o.fabric.loss);
 	cmd.AddValue("host-queue", "a host NIC's queue, packets",
 		     o.fabric.host_queue_pkts);
-	cmd.AddValue("nic-ring", "DATA packets a NIC's ring takes before new "
-		     "ones wait in the transport; 0: no limit", o.nic_ring);
+	cmd.AddValue("nic-ring", "packets a NIC's ring takes before new DATA "
+		     "waits in the transport; 0: no limit", o.nic_ring);
 	cmd.AddValue("seed", "random seed", o.fabric.seed);
 	cmd.AddValue("workload", "alltoall, ring, permutation, incast", o.workload);
 	cmd.AddValue("size", "bytes per peer (ring: per host)", o.size);
