@@ -113,6 +113,12 @@ static void conn_path_moved(struct mroce_paths *ps, unsigned int i)
 {
 }
 
+/* The NIC a path's port leads to, as sim_ep.pass_new counts them. */
+static unsigned int nic_of(const struct mroce_path *path)
+{
+	return min_t(u64, path->plane, SIM_MAX_PLANES);
+}
+
 /*
  * Whether path @i's NIC has room in its ring, counting the new packets
  * this pass built for it: they go out when the pass ends.
@@ -120,7 +126,7 @@ static void conn_path_moved(struct mroce_paths *ps, unsigned int i)
 static bool conn_egress_room(struct mroce_paths *ps, unsigned int i)
 {
 	struct sim_conn *c = container_of(ps, struct sim_conn, paths);
-	u64 plane = min_t(u64, ps->path[i].plane, SIM_MAX_PLANES);
+	unsigned int plane = nic_of(&ps->path[i]);
 
 	if (c->ep->ops->nic_room(c->ep->host, c->peer, plane,
 				 c->ep->pass_new[plane]))
@@ -400,7 +406,7 @@ static void tx_new(struct sim_conn *c, u64 now)
 			c->cut = m->next;
 		psn = mroce_paths_send(&c->paths, id, now, seg);
 		queue_data(c, id, c->path[id].sport, seg, psn);
-		c->ep->pass_new[min_t(u64, c->path[id].plane, SIM_MAX_PLANES)]++;
+		c->ep->pass_new[nic_of(&c->path[id])]++;
 	}
 }
 

@@ -109,7 +109,11 @@ class Host
 	uint64_t m_routeKey;
 	/* m_waiting[plane]: peers whose new packets wait for that NIC */
 	std::vector<std::vector<unsigned int>> m_waiting;
-	std::vector<bool> m_waits;	/* [plane * hosts + peer] */
+	std::vector<bool> m_waits;	/* [WaitSlot(plane, peer)] */
+	size_t WaitSlot(unsigned int plane, unsigned int peer) const
+	{
+		return size_t(plane) * m_fabric->Config().hosts + peer;
+	}
 };
 
 /* What the hosts do: which messages, and when they may be posted. */
@@ -276,7 +280,7 @@ bool Host::NicRoom(void *host, unsigned int peer, uint64_t plane_key,
 {
 	Host *h = static_cast<Host *>(host);
 	unsigned int plane = plane_key - 1;
-	size_t w = size_t(plane) * h->m_fabric->Config().hosts + peer;
+	size_t w = h->WaitSlot(plane, peer);
 
 	if (!h->m_nicRing || !plane_key ||
 	    h->m_fabric->NicQueue(h->m_id, plane) + pending < h->m_nicRing)
@@ -300,7 +304,7 @@ void Host::Drained(unsigned int plane)
 		return;
 	peers.swap(m_waiting[plane]);
 	for (unsigned int peer : peers)
-		m_waits[size_t(plane) * m_fabric->Config().hosts + peer] = false;
+		m_waits[WaitSlot(plane, peer)] = false;
 	Simulator::ScheduleNow([this, peers]() {
 		for (unsigned int peer : peers)
 			m_t->timer(m_ep, peer, NowUs());
