@@ -282,12 +282,13 @@ enum mroce_loss_verdict mroce_lossmon_acked(struct mroce_lossmon *lm,
 	if (n < MROCE_LOSS_EPOCH_PKTS)
 		return MROCE_LOSS_COUNTING;
 	/*
-	 * Over twice the loss the floor predicts, and two packets more.  The
+	 * Over twice the loss the floor predicts, and four packets more.  The
 	 * floor learns no more than that bound from an epoch: an overflowing
 	 * queue's bursts would raise it until they passed for random.
 	 */
 	lost = (u64)lm->lost * MROCE_ALPHA_ONE;
-	bound = 2 * ((u64)lm->floor * n + MROCE_ALPHA_ONE);
+	bound = 2 * ((u64)lm->floor * n +
+		     MROCE_LOSS_SLACK_PKTS * MROCE_ALPHA_ONE);
 	congestive = lost > bound;
 	frac = min(lost, bound) / n;
 	lm->floor = min_t(u32, lm->floor - (lm->floor >> MROCE_LOSS_FLOOR_SHIFT) +

@@ -43,6 +43,8 @@
 #define MROCE_LOSS_FLOOR_INIT	(BIT(20) / 8)
 #define MROCE_LOSS_FLOOR_MAX	(BIT(20) / 4)
 #define MROCE_LOSS_FLOOR_SHIFT	3U
+/* ... and its slack: congestive past 2 x (floor x packets + this) losses */
+#define MROCE_LOSS_SLACK_PKTS	3U
 /* Epochs a connection's paths grow as one after congestive loss */
 #define MROCE_LOSS_HOLD_EPOCHS	16U
 

@@ -188,9 +188,10 @@ static void epochs(struct mroce_lossmon *lm, const u8 *lost, unsigned int n,
 
 /*
  * CC-LOSS: loss at a steady 10% is random from the start, and the floor
- * learns it; on a link that loses nothing else, the floor sinks and a
- * burst of three is congestive; bursts that come back again and again
- * stay congestive, however many.
+ * learns it; on a link that loses nothing else, the floor sinks, a
+ * burst of six passes for random and one of eight after it is
+ * congestive; bursts that come back again and again stay congestive,
+ * however many.
  */
 static void lossmon_test(struct kunit *test)
 {
@@ -215,10 +216,10 @@ static void lossmon_test(struct kunit *test)
 	for (k = 0; k < 40; k++)
 		epochs(&lm, quiet, 1, &c);
 	KUNIT_EXPECT_LT(test, lm.floor, MROCE_ALPHA_ONE / 1000);
-	bursts[0] = 2;
+	bursts[0] = 6;
 	epochs(&lm, bursts, 1, &c);
 	KUNIT_EXPECT_EQ(test, c, 0);
-	bursts[0] = 3;
+	bursts[0] = 8;
 	epochs(&lm, bursts, 1, &c);
 	KUNIT_EXPECT_EQ(test, c, 1);
 	KUNIT_EXPECT_EQ(test, lm.hold, MROCE_LOSS_HOLD_EPOCHS);
@@ -229,9 +230,9 @@ static void lossmon_test(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, lm.hold, 0);
 
-	/* A queue overflowing every fourth epoch, a third of it lost. */
+	/* A queue overflowing every fourth epoch, a quarter of it lost. */
 	for (k = 0; k < ARRAY_SIZE(bursts); k++)
-		bursts[k] = k % 4 ? 0 : 21;
+		bursts[k] = k % 4 ? 0 : 32;
 	epochs(&lm, bursts, ARRAY_SIZE(bursts), &c);
 	KUNIT_EXPECT_EQ(test, c, ARRAY_SIZE(bursts) / 4);
 	KUNIT_EXPECT_LT(test, lm.floor, MROCE_ALPHA_ONE / 16);
@@ -241,9 +242,9 @@ static void lossmon_test(struct kunit *test)
 	mroce_lossmon_lost(&lm, 60);
 	KUNIT_EXPECT_EQ(test, mroce_lossmon_acked(&lm, 67), MROCE_LOSS_COUNTING);
 	KUNIT_EXPECT_EQ(test, mroce_lossmon_acked(&lm, 1), MROCE_LOSS_CONGESTIVE);
-	/* The floor learns the bound, 2 x (128 / 8 + 1), not the 60 lost. */
+	/* The floor learns the bound, 2 x (128 / 8 + 3), not the 60 lost. */
 	KUNIT_EXPECT_EQ(test, lm.floor, MROCE_LOSS_FLOOR_INIT * 7 / 8 +
-			(34 * MROCE_ALPHA_ONE / 128) / 8);
+			(38 * MROCE_ALPHA_ONE / 128) / 8);
 }
 
 /*

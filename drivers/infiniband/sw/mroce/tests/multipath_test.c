@@ -684,7 +684,7 @@ static void congestive_loss_test(struct kunit *test)
 						      &res), 0);
 		KUNIT_EXPECT_EQ(test, res.acked, 88);
 		KUNIT_EXPECT_EQ(test, res.lost, 40);
-		/* 40 > 2 x (128 / 8 + 1): congestive; the epoch starts over. */
+		/* 40 > 2 x (128 / 8 + 3): congestive; the epoch starts over. */
 		KUNIT_EXPECT_EQ(test, res.loss_cuts, on ? NPATHS : 0);
 		KUNIT_EXPECT_EQ(test, h->ps.lossmon.acked + h->ps.lossmon.lost, 0);
 		for (i = 0; i < NPATHS; i++) {
