@@ -96,8 +96,8 @@ static unsigned int paths_epoch(struct mroce_paths *ps, unsigned int acked)
  * @res: filled with what the ACK did (mroce_txpath_ack())
  *
  * Packets found lost join the path's resend list; their sequences are
- * the last @res->lost entries.  An RTT sample also becomes the RTO of
- * the paths without one of their own (id PATH-RTO-SEED), the
+ * the last @res->lost entries.  An RTT sample also becomes the RTT
+ * estimate of the paths without one of their own (id PATH-RTO-SEED), the
  * receiver's share paces the paths' new packets (id SHARE-PACE), and the
  * ACK may end an epoch whose loss was congestive (id CC-LOSS).
  *
@@ -125,8 +125,7 @@ int mroce_paths_ack(struct mroce_paths *ps, unsigned int i, u64 now_us,
 	res->loss_cuts = paths_epoch(ps, res->acked);
 	if (res->rtt_us) {
 		for (j = 0; j < ps->n; j++)
-			if (!ps->path[j].tx.srtt_us)
-				ps->path[j].tx.rto_us = path->tx.rto_us;
+			mroce_txpath_seed(&ps->path[j].tx, &path->tx);
 		if (!ps->base_rtt_us || res->rtt_us <= ps->base_rtt_us ||
 		    now_us - ps->base_rtt_stamp_us > MROCE_MIN_RTT_WIN_US) {
 			ps->base_rtt_us = res->rtt_us;
@@ -403,7 +402,7 @@ unsigned int mroce_paths_detour(struct mroce_paths *ps, unsigned int self)
 	for (i = 0; i < ps->n; i++) {
 		p = ps->detour_rr++ % ps->n;
 		if (p != self && !ps->path[p].tx.backoff &&
-		    ps->path[p].tx.srtt_us)
+		    ps->path[p].tx.srtt_us && !ps->path[p].tx.seeded)
 			return p;
 	}
 	return self;

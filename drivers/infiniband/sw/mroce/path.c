@@ -188,6 +188,7 @@ unsigned int mroce_txpath_restart(struct mroce_txpath *tp,
 {
 	u32 srtt = tp->srtt_us, rttvar = tp->rttvar_us, rto = tp->rto_us;
 	u32 min_rto = tp->min_rto_us;
+	bool seeded = tp->seeded;
 	u64 route = tp->route_us, lost = tp->lost;
 	struct mroce_cc cc = tp->cc;
 	unsigned int first = tp->una & (MROCE_WINDOW - 1), n = 0, i;
@@ -226,6 +227,7 @@ unsigned int mroce_txpath_restart(struct mroce_txpath *tp,
 	tp->rttvar_us = rttvar;
 	tp->rto_us = rto;
 	tp->min_rto_us = min_rto;
+	tp->seeded = seeded;
 	tp->route_us = route;
 	tp->lost = lost;
 	for (i = 0; i < n; i++) {
@@ -352,9 +354,10 @@ void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us)
 	u32 delta;
 
 	rtt_us = max(rtt_us, 1U);
-	if (!tp->srtt_us) {
+	if (!tp->srtt_us || tp->seeded) {
 		tp->srtt_us = rtt_us;
 		tp->rttvar_us = rtt_us / 2;
+		tp->seeded = false;
 	} else {
 		delta = tp->srtt_us > rtt_us ? tp->srtt_us - rtt_us :
 					       rtt_us - tp->srtt_us;
@@ -363,6 +366,26 @@ void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us)
 	}
 	tp->rto_us = clamp(tp->srtt_us + max(1U, 4 * tp->rttvar_us),
 			   tp->min_rto_us, MROCE_RTO_MAX_US);
+}
+
+/**
+ * mroce_txpath_seed() - another path of the connection measured its RTT
+ * @tp: the path
+ * @from: the path that took the sample
+ *
+ * A path with no sample of its own takes @from's estimate (id
+ * PATH-RTO-SEED): its timer, and with it the tail probe and the time
+ * rule, which need an RTT; without them a path whose first packets were
+ * lost waits out whole RTOs.  Its own first sample replaces the seed.
+ */
+void mroce_txpath_seed(struct mroce_txpath *tp, const struct mroce_txpath *from)
+{
+	if (tp == from || (tp->srtt_us && !tp->seeded))
+		return;
+	tp->srtt_us = from->srtt_us;
+	tp->rttvar_us = from->rttvar_us;
+	tp->rto_us = max(from->rto_us, tp->min_rto_us);
+	tp->seeded = true;
 }
 
 /*
@@ -401,13 +424,15 @@ static bool rack_scan_done(const struct mroce_txpath *tp,
 }
 
 /*
- * When the tail probe is due (PATH-TLP), or 0 while one is outstanding.
- * The deadline and the probe itself both ask here, so the timer never
- * fires for a probe that will not be sent.
+ * When the next tail probe is due (PATH-TLP), or 0 once the flight has
+ * had all its probes.  The deadline and the probe itself both ask here,
+ * so the timer never fires for a probe that will not be sent.
  */
 static u64 tlp_due(const struct mroce_txpath *tp)
 {
-	return tp->probed ? 0 : tp->last_xmit_us + 2ULL * tp->srtt_us;
+	if (tp->probes >= MROCE_TLP_MAX)
+		return 0;
+	return tp->last_xmit_us + 2ULL * tp->srtt_us;
 }
 
 /* A packet found lost waits, out of the pipe, for the caller's resend. */
@@ -504,7 +529,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 	}
 
 	if (res->acked) {
-		tp->probed = false;
+		tp->probes = 0;
 		/*
 		 * Delivery over the path's own route ends a timeout episode.
 		 * Detoured packets getting through only say the peer is
@@ -610,8 +635,9 @@ u64 mroce_txpath_deadline(const struct mroce_txpath *tp)
 	t = slot->xmit_us + mroce_txpath_rto(tp);
 	if (!tp->srtt_us)
 		return t;
-	if (!tp->probed)
-		t = min(t, tlp_due(tp));
+	d = tlp_due(tp);
+	if (d)
+		t = min(t, d);
 	for (psn = tp->una; psn != tp->nxt; psn++) {
 		const struct mroce_txslot *s = &tp->slot[psn % MROCE_WINDOW];
 
@@ -636,10 +662,11 @@ u64 mroce_txpath_deadline(const struct mroce_txpath *tp)
  * A packet sent before one since acknowledged is lost once it is overdue
  * (id PATH-RACK).  Failing that, a path whose latest transmission has
  * gone unanswered for two smoothed RTTs sends its newest packet in flight
- * again, once, to draw an ACK that shows what else was lost (id
- * PATH-TLP): the last packets of a burst have none sent after them to
- * find their loss.  Neither backs the timer off nor cuts the window: the
- * route delivers, the loss is the fabric's.
+ * again, to draw an ACK that shows what else was lost (id PATH-TLP): the
+ * last packets of a burst have none sent after them to find their loss.
+ * A flight has MROCE_TLP_MAX probes until an ACK acknowledges something.
+ * Neither backs the timer off nor cuts the window: the route delivers,
+ * the loss is the fabric's.
  *
  * Return: the number of packets in @psns.
  */
@@ -649,6 +676,7 @@ unsigned int mroce_txpath_recover(struct mroce_txpath *tp, u64 now_us,
 	struct mroce_txslot *slot, *newest = NULL;
 	unsigned int n = 0;
 	u32 psn, newest_psn = 0;
+	u64 due;
 
 	*probe = false;
 	if (!tp->srtt_us)
@@ -663,7 +691,8 @@ unsigned int mroce_txpath_recover(struct mroce_txpath *tp, u64 now_us,
 			psns[n++] = psn;
 		}
 	}
-	if (n || tp->probed || now_us < tlp_due(tp))
+	due = tlp_due(tp);
+	if (n || !due || now_us < due)
 		return n;
 
 	for (psn = tp->una; psn != tp->nxt; psn++) {
@@ -678,7 +707,7 @@ unsigned int mroce_txpath_recover(struct mroce_txpath *tp, u64 now_us,
 		return 0;
 	newest->state = MROCE_SLOT_LOST;
 	tp->lost_pending++;
-	tp->probed = true;
+	tp->probes++;
 	psns[0] = newest_psn;
 	*probe = true;
 	return 1;

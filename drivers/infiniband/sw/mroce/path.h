@@ -118,13 +118,15 @@ struct mroce_txslot {
  * @route_us: when the path took its current port; a packet sent before
  *	says nothing of the route it is on now
  * @min_rto_us: floor of @rto_us
+ * @seeded: @srtt_us, @rttvar_us and @rto_us are another path's (id
+ *	PATH-RTO-SEED); the path's own first sample replaces them
  * @xmits: transmissions so far, new and repeated (wraps)
  * @rack_order: latest transmission (@xmits count) of any acknowledged packet
  * @high_acked: highest sequence acknowledged so far
  * @delivered_us: send time of the newest packet, sent once, acknowledged
  * @last_xmit_us: time of the path's latest transmission, new or repeated
- * @probed: a tail probe (mroce_txpath_recover()) is out and no ACK has
- *	acknowledged anything since
+ * @probes: tail probes (mroce_txpath_recover()) sent since an ACK last
+ *	acknowledged anything, at most MROCE_TLP_MAX
  * @lost: packets found lost, cumulative
  * @sacked: acknowledged packets at or after @una (selectively acked)
  * @lost_pending: packets found lost and not yet sent again
@@ -144,12 +146,13 @@ struct mroce_txpath {
 	bool dead;
 	u64 route_us;
 	u32 min_rto_us;
+	bool seeded;
 	u32 xmits;
 	u32 rack_order;
 	u32 high_acked;
 	u64 delivered_us;
 	u64 last_xmit_us;
-	bool probed;
+	u8 probes;
 	u64 lost;
 	u32 sacked;
 	u32 lost_pending;
@@ -203,6 +206,7 @@ unsigned int mroce_txpath_recover(struct mroce_txpath *tp, u64 now_us,
 unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
 				  u64 newest_us, u32 *psns, unsigned int max);
 void mroce_rtt_sample(struct mroce_txpath *tp, u32 rtt_us);
+void mroce_txpath_seed(struct mroce_txpath *tp, const struct mroce_txpath *from);
 
 /* Whether, and by which rule, a packet has timed out too often */
 enum mroce_slot_retry {

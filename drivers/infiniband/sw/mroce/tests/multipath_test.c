@@ -476,9 +476,10 @@ static int ack(struct fake_host *h, unsigned int i, u64 now, u32 cum,
 }
 
 /*
- * PATH-RTO-SEED: a path's RTT sample is the RTO of every path without
- * one of its own; a path with its own keeps it.  Losses an ACK finds
- * join the path's resend list.
+ * PATH-RTO-SEED: a path's RTT sample is the RTT estimate and RTO of
+ * every path without one of its own, so their tail probes work; a path
+ * with its own keeps it, and a seeded path's first sample replaces the
+ * seed.  Losses an ACK finds join the path's resend list.
  */
 static void rto_seed_test(struct kunit *test)
 {
@@ -499,10 +500,12 @@ static void rto_seed_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h->path[1].tx.rto_us, 150);
 	for (i = 0; i < NPATHS; i++) {
 		KUNIT_EXPECT_EQ(test, h->path[i].tx.rto_us, 150);
-		KUNIT_EXPECT_EQ(test, h->path[i].tx.srtt_us, i == 1 ? 50 : 0);
+		KUNIT_EXPECT_EQ(test, h->path[i].tx.srtt_us, 50);
+		KUNIT_EXPECT_EQ(test, h->path[i].tx.seeded, i != 1);
 	}
+	/* Path 0's first packet: its tail probe is due after 2 x 50. */
 	mroce_txpath_send(&h->path[0].tx, 2000, NULL);
-	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(&h->path[0].tx), 2150);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(&h->path[0].tx), 2100);
 
 	/* Path 2's own sample: 300 + 4 * 150. */
 	mroce_txpath_send(&h->path[2].tx, 3000, NULL);
@@ -510,7 +513,16 @@ static void rto_seed_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h->path[2].tx.rto_us, 900);
 	KUNIT_EXPECT_EQ(test, h->path[0].tx.rto_us, 900);
 	KUNIT_EXPECT_EQ(test, h->path[3].tx.rto_us, 900);
+	KUNIT_EXPECT_EQ(test, h->path[0].tx.srtt_us, 300);
 	KUNIT_EXPECT_EQ(test, h->path[1].tx.rto_us, 150);
+	KUNIT_EXPECT_EQ(test, h->path[1].tx.srtt_us, 50);
+
+	/* Path 0's own sample, 1320: the seed is no part of its estimate. */
+	KUNIT_ASSERT_EQ(test, ack(h, 0, 3320, 1, 0, &res), 0);
+	KUNIT_EXPECT_EQ(test, h->path[0].tx.srtt_us, 1320);
+	KUNIT_EXPECT_FALSE(test, h->path[0].tx.seeded);
+	KUNIT_EXPECT_EQ(test, h->path[0].tx.rto_us, 1320 + 4 * 660);
+	KUNIT_EXPECT_EQ(test, h->path[2].tx.rto_us, 900);
 
 	/* Sequences 1-4 of path 1 arrive, 0 does not: it is due again. */
 	for (i = 0; i < 5; i++)
@@ -523,8 +535,9 @@ static void rto_seed_test(struct kunit *test)
 
 /*
  * RTT-HELLO: three HELLO round trips are the RTO of every path without
- * an RTT sample, if shorter; no smoothed RTT comes of it; a path with a
- * sample of its own keeps its RTO.  HELLO-RESEND: when HELLOs go again.
+ * an RTT estimate, if shorter; no smoothed RTT comes of it; once a path
+ * has sampled the RTT, every path keeps the RTO that sample gave it (its
+ * own or PATH-RTO-SEED's).  HELLO-RESEND: when HELLOs go again.
  */
 static void hello_rto_test(struct kunit *test)
 {
@@ -541,13 +554,13 @@ static void hello_rto_test(struct kunit *test)
 	mroce_paths_hello_rto(&h->ps, 400);
 	KUNIT_EXPECT_EQ(test, h->path[3].tx.rto_us, 120);
 
-	/* Path 1's own sample (300 + 4 * 150) stays its own. */
+	/* Path 1's sample (300 + 4 * 150) is every path's RTO now. */
 	h = host_alloc(test);
 	mroce_txpath_send(&h->path[1].tx, 1000, NULL);
 	KUNIT_ASSERT_EQ(test, ack(h, 1, 1300, 1, 0, &res), 0);
 	mroce_paths_hello_rto(&h->ps, 40);
 	KUNIT_EXPECT_EQ(test, h->path[1].tx.rto_us, 900);
-	KUNIT_EXPECT_EQ(test, h->path[0].tx.rto_us, 120);
+	KUNIT_EXPECT_EQ(test, h->path[0].tx.rto_us, 900);
 
 	/* Within the bounds: the floor (100 us here), and 1 s. */
 	h = host_alloc(test);

@@ -1048,24 +1048,27 @@ static void rack_test(struct kunit *test)
 
 /*
  * PATH-TLP: a flight whose last transmission has drawn no ACK for two
- * smoothed RTTs sends its newest packet again, once until an ACK
- * acknowledges something, without backing off or cutting the window.
+ * smoothed RTTs sends its newest packet again, MROCE_TLP_MAX times until
+ * an ACK acknowledges something, without backing off or cutting the
+ * window.
  */
 static void tail_probe_test(struct kunit *test)
 {
-	struct mroce_txpath *tp = new_txpath(test);
+	struct mroce_txpath *tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
 	struct mroce_ack_result res;
 	unsigned int counts[4] = {};
 	u8 sack[32] = {};
 	u32 psns[4], cwnd;
 	bool probe;
 
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	mroce_txpath_init(tp, 1000, 0);	/* a floor well above the RTT */
 	/* No RTT measured: nothing but the RTO. */
 	mroce_txpath_send(tp, 1, (void *)0);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 50000, psns, 4, &probe), 0);
 	KUNIT_EXPECT_FALSE(test, probe);
 	mroce_txpath_ack(tp, 101, 1, sack, 0, count_acked, counts, psns, 4, &res);
-	KUNIT_ASSERT_EQ(test, res.rtt_us, 100);	/* srtt 100, RTO 300 */
+	KUNIT_ASSERT_EQ(test, res.rtt_us, 100);	/* srtt 100, RTO 1000 */
 
 	mroce_txpath_send(tp, 1000, (void *)1);
 	mroce_txpath_send(tp, 1010, (void *)2);
@@ -1081,20 +1084,30 @@ static void tail_probe_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, cwnd);
 	mroce_txpath_resent(tp, 2, 1210, false);
 
-	/* One probe: then only the RTO of the oldest, psn 1. */
-	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 1000 + 300);
-	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 1299, psns, 4, &probe), 0);
+	/* The probe went unanswered: the second, two RTTs after it. */
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 1210 + 200);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 1409, psns, 4, &probe), 0);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_recover(tp, 1410, psns, 4, &probe), 1);
+	KUNIT_EXPECT_TRUE(test, probe);
+	KUNIT_EXPECT_EQ(test, psns[0], 2);
+	mroce_txpath_resent(tp, 2, 1410, false);
+	KUNIT_EXPECT_EQ(test, tp->backoff, 0);
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, cwnd);
+
+	/* MROCE_TLP_MAX (2) probes: then only the RTO of the oldest, psn 1. */
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 1000 + 1000);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 1999, psns, 4, &probe), 0);
 	KUNIT_EXPECT_FALSE(test, probe);
 
 	/* An ACK that acknowledges something re-arms it for the next flight. */
-	mroce_txpath_ack(tp, 1250, 3, sack, 0, count_acked, counts, psns, 4, &res);
+	mroce_txpath_ack(tp, 1450, 3, sack, 0, count_acked, counts, psns, 4, &res);
 	KUNIT_EXPECT_EQ(test, res.acked, 2);
 	KUNIT_EXPECT_EQ(test, counts[1], 1);
 	KUNIT_EXPECT_EQ(test, counts[2], 1);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 0);
-	mroce_txpath_send(tp, 1400, (void *)3);
+	mroce_txpath_send(tp, 1500, (void *)3);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp),
-			1400 + 2 * (u64)tp->srtt_us);
+			1500 + 2 * (u64)tp->srtt_us);
 }
 
 static struct kunit_case mroce_path_cases[] = {
