@@ -809,6 +809,35 @@ def write_mr(s):
         ro.close()
 
 
+@spec('PLACE-ZERO')
+def zero_length(s):
+    """zero-length WRITE and READ_REQ: rkey 0 and va 0 unchecked, done"""
+    qp, q = s.pair()
+    try:
+        m = s.msn(q)
+        s.p.send(s.p.data(0, opcode=w.WRITE, dst_qpn=qp.qp_num, src_qpn=q,
+                          msn=m, msg_len=0, payload=b'', va=0, rkey=0,
+                          flags=w.F_ACK_REQ))
+        r = s.record_of(q, lambda r: r.msn_done == m + 1 or
+                        r.nak != w.NAK_NONE)
+        check(r.nak == w.NAK_NONE and r.msn_done == m + 1,
+              'WRITE: record %r' % r)
+        m = s.msn(q)
+        s.p.auto_ack = True
+        s.p.send(s.p.data(1, opcode=w.READ_REQ, dst_qpn=qp.qp_num,
+                          src_qpn=q, msn=m, msg_len=0, va=0, rkey=0,
+                          flags=w.F_ACK_REQ))
+        g = s.p.expect(lambda g: g.pkt.type == w.DATA and
+                       g.pkt.dst_qpn == q, 5, 'READ_RESP')
+        check(g.pkt.opcode == w.READ_RESP and g.pkt.msn == m and
+              g.pkt.msg_len == 0 and not g.pkt.payload,
+              'READ: response %r' % g.pkt)
+        check(s.dev.state(qp) != e.IBV_QPS_ERR, 'QP in error')
+    finally:
+        s.p.auto_ack = False
+        s.p.drain()
+
+
 @spec('PLACE-WRITE-MW')
 def write_mw(s):
     """WRITEs via windows: placed in range; NAKed past it or via another QP"""

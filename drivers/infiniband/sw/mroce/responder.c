@@ -252,14 +252,25 @@ static void stream_rx_fatal(struct mroce_stream *s, struct mroce_rmsg *m,
 	}
 }
 
+/*
+ * The region a remote access of @len bytes reaches (PLACE-WRITE-MR and
+ * the like), referenced; ERR_PTR(-EACCES) if it is not allowed.  A
+ * zero-length READ or WRITE reaches no memory: only the queue pair's
+ * access flags are checked, not its rkey (PLACE-ZERO), and the result is
+ * NULL.
+ */
 static struct mroce_mr *stream_rkey(struct mroce_stream *s, u32 rkey, u64 va,
 				    u64 len, int access)
 {
 	struct mroce_qp *qp = s->qp;
+	struct mroce_mr *mr;
 
 	if ((qp->attr.qp_access_flags & access) != access)
+		return ERR_PTR(-EACCES);
+	if (!len)	/* never an atomic: their msg_len is 8 (PLACE-ATOMIC) */
 		return NULL;
-	return mroce_rkey_get(qp, rkey, va, len, access);
+	mr = mroce_rkey_get(qp, rkey, va, len, access);
+	return mr ?: ERR_PTR(-EACCES);
 }
 
 static void stream_run_atomic(struct mroce_stream *s, struct mroce_rmsg *m,
@@ -294,13 +305,14 @@ static void stream_run_request(struct mroce_stream *s, struct mroce_rmsg *m)
 
 	mr = stream_rkey(s, m->rkey, m->va, m->len,
 			 atomic ? IB_ACCESS_REMOTE_ATOMIC : IB_ACCESS_REMOTE_READ);
-	if (!mr) {
+	if (IS_ERR(mr)) {
 		stream_rx_fatal(s, m, MROCE_NAK_REMOTE_ACCESS, IB_WC_REM_ACCESS_ERR);
 		return;
 	}
 	resp = kzalloc(sizeof(*resp), GFP_ATOMIC);
 	if (!resp) {
-		mroce_mr_put(mr);
+		if (mr)
+			mroce_mr_put(mr);
 		stream_rx_fatal(s, m, MROCE_NAK_REMOTE_OPERATION, IB_WC_REM_OP_ERR);
 		return;
 	}
@@ -310,9 +322,7 @@ static void stream_run_request(struct mroce_stream *s, struct mroce_rmsg *m)
 	if (atomic) {
 		stream_run_atomic(s, m, mr, resp);
 		mroce_mr_put(mr);
-	} else if (!resp->len) {
-		mroce_mr_put(mr);
-	} else {
+	} else if (resp->len) {
 		resp->va = m->va;
 		resp->mr = mr;
 	}
@@ -356,14 +366,17 @@ static void stream_rx_place(struct mroce_stream *s, struct mroce_rmsg *m,
 	if (pkt->opcode == MROCE_OP_WRITE || pkt->opcode == MROCE_OP_WRITE_IMM) {
 		mr = stream_rkey(s, pkt->rkey, pkt->va, pkt->msg_len,
 				 IB_ACCESS_REMOTE_WRITE);
-		if (!mr) {
+		if (IS_ERR(mr)) {
 			stream_rx_fatal(s, m, MROCE_NAK_REMOTE_ACCESS, IB_WC_REM_ACCESS_ERR);
 			return;
 		}
-		if (pkt->payload_len)
-			mroce_mr_copy(mr, pkt->va + pkt->offset, (void *)payload,
-				      pkt->payload_len, true);
-		mroce_mr_put(mr);
+		if (mr) {
+			if (pkt->payload_len)
+				mroce_mr_copy(mr, pkt->va + pkt->offset,
+					      (void *)payload, pkt->payload_len,
+					      true);
+			mroce_mr_put(mr);
+		}
 	} else if (pkt->payload_len &&
 		   mroce_stream_scatter(s, r->sge, r->num_sge, pkt->offset,
 					payload, pkt->payload_len)) {
