@@ -177,6 +177,8 @@ enum {
  * @qp_num: the local queue pair
  * @src_qp: the sending queue pair (receive completions)
  * @wc_flags: MROCE_WC_F_*
+ * @sl: datagram receives: the frame's type, as ConnectX adapters report
+ *	it for RoCE: 0x8 (a UDP header) | 0x2 (IPv4) or 0x1 (IPv6)
  */
 struct mroce_cqe {
 	__aligned_u64 wr_id;
