@@ -24,7 +24,8 @@ if [[ $MROCE_VM_INDEX -eq 1 ]]; then
 	# ssh's remote shell would; its output and status go back.
 	me=$(vm_ip 1)
 	served=0
-	while [[ ! -e $MROCE_VM_SHARED/val.mpi-done ]]; do
+	end=$((SECONDS + 450))	# mpirun's timeout, and time to start it
+	while [[ ! -e $MROCE_VM_SHARED/val.mpi-done ]] && ((SECONDS < end)); do
 		for f in "$MROCE_VM_SHARED/rsh.$me".*.cmd; do
 			[[ -e $f ]] || continue
 			base=${f%.cmd}

@@ -282,7 +282,7 @@ enum mroce_loss_verdict mroce_lossmon_acked(struct mroce_lossmon *lm,
 	if (n < MROCE_LOSS_EPOCH_PKTS)
 		return MROCE_LOSS_COUNTING;
 	/*
-	 * Over twice the loss the floor predicts, and four packets more.  The
+	 * Over twice the loss the floor predicts, and six packets more.  The
 	 * floor learns no more than that bound from an epoch: an overflowing
 	 * queue's bursts would raise it until they passed for random.
 	 */
