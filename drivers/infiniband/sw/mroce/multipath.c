@@ -259,7 +259,7 @@ u32 mroce_paths_hello_wait(const struct mroce_paths *ps, unsigned int sent)
  *
  * Id RTT-HELLO: what a first RTT sample would make the RTO (three times
  * the sample, within the RTO's bounds) becomes the RTO of each path that
- * has no sample of its own, if shorter.  Not the smoothed RTT: the HELLO
+ * has no RTT estimate yet (its own or a seed), if shorter.  Not the smoothed RTT: the HELLO
  * met no queue, and the first flight's packets may (the probes timed by
  * the smoothed RTT would fire early).
  */
@@ -391,7 +391,7 @@ void mroce_paths_resent(struct mroce_paths *ps, unsigned int i, u32 psn,
  * @self: the packet's own path
  *
  * That of another path which delivers (no timeout pending, an RTT
- * measured), the candidates taking turns.
+ * sample of its own, not a seed), the candidates taking turns.
  *
  * Return: the path whose port the packet travels with; @self if none.
  */

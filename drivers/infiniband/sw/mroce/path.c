@@ -251,6 +251,7 @@ void mroce_txpath_new_route(struct mroce_txpath *tp, u64 now_us)
 {
 	mroce_cc_on_new_route(&tp->cc);
 	tp->route_us = now_us;
+	tp->probes = 0;	/* the old route's probes say nothing of this one */
 }
 
 /**
@@ -266,6 +267,7 @@ void mroce_txpath_route_back(struct mroce_txpath *tp, u32 cwnd)
 {
 	tp->backoff = 0;
 	tp->dead = false;
+	tp->probes = 0;
 	mroce_cc_on_route_back(&tp->cc, cwnd);
 }
 
@@ -498,6 +500,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 			if (mroce_seq_before(tp->rack_order, slot->order))
 				tp->rack_order = slot->order;
 		} else if (slot->expiries && !slot->detour && tp->srtt_us &&
+			   !tp->seeded &&
 			   now_us - slot->xmit_us < tp->srtt_us / 2 &&
 			   slot->first_us >= tp->route_us) {
 			/*
@@ -691,8 +694,9 @@ unsigned int mroce_txpath_recover(struct mroce_txpath *tp, u64 now_us,
 			psns[n++] = psn;
 		}
 	}
+	/* Packets waiting for their resend: their sending is the next word. */
 	due = tlp_due(tp);
-	if (n || !due || now_us < due)
+	if (n || tp->lost_pending || !due || now_us < due)
 		return n;
 
 	for (psn = tp->una; psn != tp->nxt; psn++) {

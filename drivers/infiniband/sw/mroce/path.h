@@ -105,7 +105,7 @@ struct mroce_txslot {
  * @nxt: next new sequence
  * @cc: congestion control, fed by the ACKs and timeouts below
  * @ce_seen: last ce_count the receiver reported
- * @srtt_us: smoothed RTT; 0 until the first sample
+ * @srtt_us: smoothed RTT; 0 until the first sample, its own or a seed
  * @rttvar_us: RTT variance
  * @rto_us: retransmission timeout, before backoff
  * @backoff: consecutive timeouts without delivery over the path's own

@@ -267,7 +267,7 @@ static struct mroce_mr *stream_rkey(struct mroce_stream *s, u32 rkey, u64 va,
 
 	if ((qp->attr.qp_access_flags & access) != access)
 		return ERR_PTR(-EACCES);
-	if (!len)	/* never an atomic: their msg_len is 8 (PLACE-ATOMIC) */
+	if (!len)	/* never an atomic: wire.c takes only msg_len 8 for them */
 		return NULL;
 	mr = mroce_rkey_get(qp, rkey, va, len, access);
 	return mr ?: ERR_PTR(-EACCES);

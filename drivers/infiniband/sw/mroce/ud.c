@@ -19,11 +19,13 @@
 
 #define MROCE_GRH_LEN		40
 /*
- * A datagram receive's SL reports the frame's type as ConnectX adapters
- * do for RoCE (bit 3: a UDP header; bits 2-0: 1 IPv6, 2 IPv4), since RoCE
- * carries no SL.  Consumers written for them rely on it: UCX's ud_verbs
- * reads the L3 type there to find the destination address in the first
- * 40 bytes, and drops every IPv4 datagram if SL says IPv6.
+ * A UD queue pair's receive reports the frame's type in its SL as
+ * ConnectX adapters do to their users for RoCE (bit 3: a UDP header; bits
+ * 2-0: 1 IPv6, 2 IPv4), since RoCE carries no SL.  Consumers written for
+ * them rely on it: UCX's ud_verbs reads the L3 type there to find the
+ * destination address in the first 40 bytes, and drops every IPv4
+ * datagram if SL says IPv6.  The GSI QP's receives report 0: the CM may
+ * take a receive's SL into a path.
  */
 #define MROCE_UD_SL_UDP		0x8
 #define MROCE_UD_SL_IPV6	0x1
@@ -311,9 +313,10 @@ void mroce_ud_rx(struct mroce_dev *mdev, struct sk_buff *skb,
 		cqe.imm_data = mroce_imm_from_wire(pkt->imm);
 	}
 	cqe.network_hdr_type = ud_grh(skb, grh);
-	cqe.sl = MROCE_UD_SL_UDP |
-		 (cqe.network_hdr_type == RDMA_NETWORK_IPV4 ? MROCE_UD_SL_IPV4 :
-							     MROCE_UD_SL_IPV6);
+	if (qp->ibqp.qp_type == IB_QPT_UD)
+		cqe.sl = MROCE_UD_SL_UDP |
+			 (cqe.network_hdr_type == RDMA_NETWORK_IPV4 ?
+			  MROCE_UD_SL_IPV4 : MROCE_UD_SL_IPV6);
 	if (err)
 		cqe.status = IB_WC_LOC_QP_OP_ERR;
 	else if (cqe.byte_len > r.len)

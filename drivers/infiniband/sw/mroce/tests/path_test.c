@@ -1049,8 +1049,9 @@ static void rack_test(struct kunit *test)
 /*
  * PATH-TLP: a flight whose last transmission has drawn no ACK for two
  * smoothed RTTs sends its newest packet again, MROCE_TLP_MAX times until
- * an ACK acknowledges something, without backing off or cutting the
- * window.
+ * an ACK acknowledges something or the path takes another route, not
+ * while a packet found lost waits to go, without backing off or cutting
+ * the window.
  */
 static void tail_probe_test(struct kunit *test)
 {
@@ -1082,6 +1083,8 @@ static void tail_probe_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tp->lost, 0);	/* not known lost */
 	KUNIT_EXPECT_EQ(test, tp->backoff, 0);
 	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, cwnd);
+	/* No second probe while the first waits to go. */
+	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 1210, psns, 4, &probe), 0);
 	mroce_txpath_resent(tp, 2, 1210, false);
 
 	/* The probe went unanswered: the second, two RTTs after it. */
@@ -1106,6 +1109,14 @@ static void tail_probe_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, counts[2], 1);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 0);
 	mroce_txpath_send(tp, 1500, (void *)3);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp),
+			1500 + 2 * (u64)tp->srtt_us);
+
+	/* A new route's flight has its probes, whatever the old one used. */
+	tp->probes = MROCE_TLP_MAX;
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp),
+			1500 + (u64)mroce_txpath_rto(tp));
+	mroce_txpath_new_route(tp, 1600);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp),
 			1500 + 2 * (u64)tp->srtt_us);
 }
