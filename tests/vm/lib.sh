@@ -71,9 +71,18 @@
 #                           to 3 times) if perftest -R's client connected
 #                           before its server listened; logs kept in
 #                           $MROCE_VM_OUT/NAME.try<n>.vm<i>.log
+#   vm_pair_log NAME        the log of this VM's last try of pair NAME
 #   vm_pair NAME SECS CMD...
 #                           the usual perftest/pingpong shape: CMD on VM0,
 #                           CMD followed by VM0's IPv4 address on VM1
+#   vm_mpi_pair NAME SECS PROG [ARGS...]
+#                           Open MPI over UCX, one rank on each VM: VM0 runs
+#                           mpirun (output in $MROCE_VM_OUT/NAME.vm0.log,
+#                           every exported UCX_* variable passed to the
+#                           ranks) and returns its status; VM1 serves
+#                           mpirun's remote shell (tests/vm/mpi-rsh, as the
+#                           VMs have no ssh) until it ends, setting
+#                           $mpi_served to the commands it ran
 # Devices:
 #   vm_rdma_up TYPE         eth0.. addresses, ib_uverbs, device TYPE0 on eth0;
 #                           sets $dev and $gid (its IPv4 RoCE v2 GID index);
@@ -128,6 +137,7 @@
 : "${MROCE_VM_COUNT:=1}" "${MROCE_VM_LINKS:=1}"
 : "${MROCE_VM_SHARED:?tests/vm/lib.sh: MROCE_VM_SHARED is not set}"
 : "${MROCE_VM_WAIT:=120}"
+_vm_lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # Results are counted in a file, so t_ok/t_fail also count from subshells
 # ( ... | while read ...; do t_ok ...; done, background jobs, $(...) ).
@@ -265,10 +275,63 @@ vm_pair2() {
 	fi
 }
 
+vm_pair_log() {
+	local f last=
+	for f in "$MROCE_VM_OUT/$1".try[1-9].vm"$MROCE_VM_INDEX".log; do
+		[[ -e $f ]] && last=$f
+	done
+	echo "${last:-/dev/null}"
+}
+
 vm_pair() {
 	local name=$1 secs=$2
 	shift 2
 	vm_pair2 "$name" "$secs" "$*" "$* $(vm_ip 0)"
+}
+
+vm_mpi_pair() {
+	local name=$1 secs=$2 flag f base end v x=() pids=()
+	shift 2
+	flag=$MROCE_VM_SHARED/val.$name-done
+	mpi_served=0
+	# Requests an earlier mpirun left (it timed out) are no one's now.
+	[[ $MROCE_VM_INDEX -ne 0 ]] || rm -f "$MROCE_VM_SHARED"/rsh.*
+	vm_barrier "mpi-$name" || return
+	if [[ $MROCE_VM_INDEX -eq 0 ]]; then
+		for v in $(compgen -e | grep '^UCX_'); do
+			x+=(-x "$v")
+		done
+		timeout -k 30 "$secs" mpirun --allow-run-as-root -n 2 \
+			--host "$(vm_ip 0),$(vm_ip 1)" \
+			--mca plm_rsh_agent "$_vm_lib_dir/mpi-rsh" \
+			--mca oob_tcp_if_include eth0 \
+			--mca pml ucx --mca osc ucx --mca btl self "${x[@]}" \
+			"$@" >"$MROCE_VM_OUT/$name.vm0.log" 2>&1
+		v=$?
+		vm_set "$name-done" 1
+		return "$v"
+	fi
+	# Each request is a command line to run here, as ssh's remote shell
+	# would, for no longer than mpirun may run; its output and status go
+	# back to mpi-rsh.
+	end=$((SECONDS + secs + 60))
+	while [[ ! -e $flag ]] && ((SECONDS < end)); do
+		for f in "$MROCE_VM_SHARED/rsh.$(vm_ip 1)".*.cmd; do
+			[[ -e $f ]] || continue
+			base=${f%.cmd}
+			mv "$f" "$base.run" || continue
+			mpi_served=$((mpi_served + 1))
+			(
+				timeout -k 10 "$((secs + 30))" bash -c "$(cat "$base.run")" \
+					>"$base.out" 2>&1
+				echo $? >"$base.rc.tmp"
+				mv "$base.rc.tmp" "$base.rc"
+			) &
+			pids+=($!)
+		done
+		sleep 0.2
+	done
+	[[ ${#pids[@]} -eq 0 ]] || wait "${pids[@]}"
 }
 
 vm_rdma_up() {

@@ -14,42 +14,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 prog=$here/../verify/mroce-mpi-collectives
 vm_rdma_up mroce
 command -v mpirun >/dev/null || t_give_up "mpirun not installed (openmpi-bin)"
-[[ -x $prog ]] || t_give_up "$prog not built: run 'make'"
+[[ -x $prog ]] || t_give_up "$prog not built: install Open MPI (make deps), then make"
 export UCX_NET_DEVICES=$dev:1 UCX_IB_GID_INDEX=$gid UCX_TLS=rc_verbs,ud_verbs
 p0=$(($(vm_counter "$dev" tx_pkts) + $(vm_counter "$dev" rx_pkts)))
-vm_barrier up
-
+vm_mpi_pair mpi 400 "$prog" $((2 << 20))
+rc=$?
 if [[ $MROCE_VM_INDEX -eq 1 ]]; then
-	# Serve mpi-rsh: each request is a command line to run here, as
-	# ssh's remote shell would; its output and status go back.
-	me=$(vm_ip 1)
-	served=0
-	end=$((SECONDS + 450))	# mpirun's timeout, and time to start it
-	while [[ ! -e $MROCE_VM_SHARED/val.mpi-done ]] && ((SECONDS < end)); do
-		for f in "$MROCE_VM_SHARED/rsh.$me".*.cmd; do
-			[[ -e $f ]] || continue
-			base=${f%.cmd}
-			mv "$f" "$base.run" || continue
-			served=$((served + 1))
-			(
-				bash -c "$(cat "$base.run")" >"$base.out" 2>&1
-				echo $? >"$base.rc.tmp"
-				mv "$base.rc.tmp" "$base.rc"
-			) &
-		done
-		sleep 0.2
-	done
-	wait
-	t_run "mpi-rsh: VM0's mpirun started its daemon here ($served)" test "$served" -ge 1
+	# shellcheck disable=SC2154 # set by vm_mpi_pair
+	t_run "mpi-rsh: VM0's mpirun started its daemon here ($mpi_served)" \
+		test "$mpi_served" -ge 1
 else
 	log=$MROCE_VM_OUT/mpi.vm0.log
-	timeout 400 mpirun --allow-run-as-root -n 2 --host "$(vm_ip 0),$(vm_ip 1)" \
-		--mca plm_rsh_agent "$here/mpi-rsh" --mca oob_tcp_if_include eth0 \
-		--mca pml ucx --mca osc ucx --mca btl self \
-		-x UCX_NET_DEVICES -x UCX_IB_GID_INDEX -x UCX_TLS \
-		"$prog" $((2 << 20)) >"$log" 2>&1
-	rc=$?
-	vm_set mpi-done 1
 	cat "$log"
 	t_run "MPI_Allreduce and MPI_Alltoall, 8 B to 2 MiB, every element checked (exit $rc)" \
 		sh -c "[ $rc -eq 0 ] && grep -q 'all results checked on 2 ranks' '$log'"
