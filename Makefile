@@ -23,7 +23,7 @@
 # The module builds out of tree in build/kmod/KVER (scripts/build-module);
 # the kbuild entry point is the Kbuild file beside this one.
 
-.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs check-compliance fuzz debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-paths bench-incast bench-profile sim sim-build sim-check clean
+.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs check-compliance fuzz debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-ucx bench-paths bench-incast bench-profile sim sim-build sim-check clean
 
 all: module provider verify
 
@@ -105,6 +105,11 @@ dkms-check:
 # Goodput of mroce and rxe side by side under loss (slow: minutes).
 bench-loss:
 	scripts/bench-loss
+
+# UCX (ucx_perftest) and Open MPI collectives, mroce beside rxe, lossless
+# and at 1% loss (minutes).
+bench-ucx:
+	scripts/bench-ucx
 
 # Multipath: 1/2/4 shaped links, a lossy link, a black hole, a link down.
 bench-paths:
