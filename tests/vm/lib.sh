@@ -75,6 +75,13 @@
 #   vm_pair NAME SECS CMD...
 #                           the usual perftest/pingpong shape: CMD on VM0,
 #                           CMD followed by VM0's IPv4 address on VM1
+#   vm_ucx_perf NAME SECS ENV BOTH CLIENT
+#                           ucx_perftest between the VMs (vm_pair2 on port
+#                           18515) with the NAME=VALUE words ENV in its
+#                           environment: BOTH are options of both ends,
+#                           CLIENT the client's test options; on VM1 sets
+#                           $ucx_final to the client's "Final:" line (empty
+#                           if it printed none)
 #   vm_mpi_pair NAME SECS PROG [ARGS...]
 #                           Open MPI over UCX, one rank on each VM: VM0 runs
 #                           mpirun (output in $MROCE_VM_OUT/NAME.vm0.log,
@@ -287,6 +294,16 @@ vm_pair() {
 	local name=$1 secs=$2
 	shift 2
 	vm_pair2 "$name" "$secs" "$*" "$* $(vm_ip 0)"
+}
+
+# shellcheck disable=SC2034 # ucx_final is the result, read by the caller
+vm_ucx_perf() {
+	local name=$1 secs=$2 env=$3 both=$4 client=$5
+	ucx_final=
+	vm_pair2 "$name" "$secs" "env $env ucx_perftest -p 18515 $both" \
+		"env $env ucx_perftest -p 18515 $both $(vm_ip 0) $client"
+	[[ $MROCE_VM_INDEX -eq 1 ]] || return 0
+	ucx_final=$(grep '^Final:' "$(vm_pair_log "$name")" | tail -n 1 | tr -s ' ')
 }
 
 vm_mpi_pair() {

@@ -15,24 +15,22 @@ vm_rdma_up mroce
 command -v ucx_perftest >/dev/null || t_give_up "ucx_perftest not installed (ucx-utils)"
 # Only this device, by its IPv4 GID; vm_pair2 waits for port 18515.
 export UCX_NET_DEVICES=$dev:1 UCX_IB_GID_INDEX=$gid
-port=18515
+port=18515	# vm_ucx_perf's; io_demo takes the next
 rc_tls=UCX_TLS=rc_verbs,ud_verbs
 
 # perf NAME ENV UCT TEST [ARGS...]: ucx_perftest's TEST between the VMs,
 # over UCT transport UCT ("-": over UCP, transports from ENV); the
 # client's "Final:" line is the result.
 perf() {
-	local name=$1 env=$2 uct=$3 test=$4 log both=
+	local name=$1 env=$2 uct=$3 test=$4 both=
 	shift 4
 	[[ $uct == - ]] || both="-d $dev:1 -x $uct"
-	vm_pair2 "ucx-$name" 120 "env $env ucx_perftest -p $port $both" \
-		"env $env ucx_perftest -p $port $both $(vm_ip 0) -t $test $*"
+	vm_ucx_perf "ucx-$name" 120 "$env" "$both" "-t $test $*"
 	[[ $MROCE_VM_INDEX -eq 1 ]] || return 0
-	log=$(vm_pair_log "ucx-$name")
-	if grep -q '^Final:' "$log"; then
-		echo "ucx-$name: $(grep '^Final:' "$log" | tr -s ' ')"
+	if [[ -n $ucx_final ]]; then
+		echo "ucx-$name: $ucx_final"
 	else
-		t_fail "ucx-$name: a Final: line" "none in $log"
+		t_fail "ucx-$name: a Final: line" "none in $(vm_pair_log "ucx-$name")"
 	fi
 }
 
