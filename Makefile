@@ -23,7 +23,7 @@
 # The module builds out of tree in build/kmod/KVER (scripts/build-module);
 # the kbuild entry point is the Kbuild file beside this one.
 
-.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs check-compliance fuzz debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-ucx bench-paths bench-incast bench-profile sim sim-build sim-check clean
+.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs check-compliance fuzz debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-ucx bench-lat bench-paths bench-incast bench-profile sim sim-build sim-check clean
 
 all: module provider verify
 
@@ -112,6 +112,11 @@ bench-ucx:
 	scripts/bench-ucx
 
 # Multipath: 1/2/4 shaped links, a lossy link, a black hole, a link down.
+# Round-trip latency, 2 B to 1 MiB, busy-polled and event-driven, mroce
+# beside rxe (about 15 minutes).
+bench-lat:
+	scripts/bench-lat
+
 bench-paths:
 	scripts/bench-paths
 
