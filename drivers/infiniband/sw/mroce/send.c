@@ -699,8 +699,13 @@ static void tx_arm(struct mroce_conn *conn, u64 now)
 		if (d && (!t || d < t))
 			t = d;
 	}
-	if (!t || conn->dying)
+	if (conn->dying)
 		return;
+	/* Nothing is due: a timer left armed would wake an empty pass. */
+	if (!t) {
+		hrtimer_try_to_cancel(&conn->timer);
+		return;
+	}
 	hrtimer_start(&conn->timer, ns_to_ktime((t > now ? t - now : 1) * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_SOFT);
 }
