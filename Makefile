@@ -111,12 +111,12 @@ bench-loss:
 bench-ucx:
 	scripts/bench-ucx
 
-# Multipath: 1/2/4 shaped links, a lossy link, a black hole, a link down.
-# Round-trip latency, 2 B to 1 MiB, busy-polled and event-driven, mroce
-# beside rxe (about 15 minutes).
+# perftest's latency tests (send busy-polled and event-driven, write and
+# read busy-polled), 2 B to 1 MiB, mroce beside rxe (about 15 minutes).
 bench-lat:
 	scripts/bench-lat
 
+# Multipath: 1/2/4 shaped links, a lossy link, a black hole, a link down.
 bench-paths:
 	scripts/bench-paths
 

@@ -280,6 +280,7 @@ vm_pair2() {
 	else
 		t_fail "$name" "exit $rc: $(tail -n 5 "$out" | tr '\n' ' ')"
 	fi
+	return "$rc"
 }
 
 vm_pair_log() {
