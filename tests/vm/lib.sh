@@ -70,7 +70,8 @@
 #                           ok if both exit 0 within SECS; run again (up
 #                           to 3 times) if perftest -R's client connected
 #                           before its server listened; logs kept in
-#                           $MROCE_VM_OUT/NAME.try<n>.vm<i>.log
+#                           $MROCE_VM_OUT/NAME.try<n>.vm<i>.log; returns
+#                           this VM's command's status
 #   vm_pair_log NAME        the log of this VM's last try of pair NAME
 #   vm_pair NAME SECS CMD...
 #                           the usual perftest/pingpong shape: CMD on VM0,
