@@ -65,6 +65,7 @@
 /* The transport's work */
 #define MROCE_MAX_CONNS		4096	/* per device */
 #define MROCE_TX_BUDGET		64	/* packets per pass of the send work */
+#define MROCE_TX_NOMEM_US	1000	/* retry of a pass an allocation failed */
 #define MROCE_UD_TX_BUDGET	64	/* datagrams per pass of a UD QP's work */
 
 /* The device, as ib_device_attr and ib_port_attr report it */

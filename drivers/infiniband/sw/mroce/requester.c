@@ -390,13 +390,13 @@ static void seg_fill_request(struct mroce_seg *seg, struct mroce_swqe *w, u32 n)
  * mroce_stream_next_seg() - cut the stream's next packet
  * @s: the stream
  * @now_us: current time
- * @segp: set to the packet's descriptor, or NULL when the stream has
- *	nothing to send now
+ * @segp: set to the packet's descriptor, or NULL
  *
- * Return: true if the stream may have more to send.
+ * Return: 0 with a packet; -ENODATA when the stream has nothing to send
+ * now; -ENOMEM when it has but the descriptor could not be allocated.
  */
-bool mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
-			   struct mroce_seg **segp)
+int mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
+			  struct mroce_seg **segp)
 {
 	struct mroce_seg *seg;
 	u32 i;
@@ -404,15 +404,17 @@ bool mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
 	lockdep_assert_held(&s->conn->lock);
 	*segp = NULL;
 	if (!s->qp || s->error)
-		return false;
+		return -ENODATA;
 	seg = mroce_resp_next_seg(s);
+	if (IS_ERR(seg))
+		return PTR_ERR(seg);
 	if (seg) {
 		*segp = seg;
-		return true;
+		return 0;
 	}
 	stream_fetch(s);
 	if (READ_ONCE(s->qp->state) != IB_QPS_RTS)
-		return false;
+		return -ENODATA;
 
 	for (i = s->sq_seg; i != s->sq_fetch; i++) {
 		struct mroce_swqe *w = mroce_swqe_at(s, i);
@@ -426,11 +428,11 @@ bool mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
 		if (w->state != MROCE_SWQE_PENDING)
 			continue;
 		if (!stream_may_start(s, i, w))
-			return false;
+			return -ENODATA;
 
 		seg = mroce_seg_alloc(s, wire_opcode(w->wqe.opcode), w->msn);
 		if (!seg)
-			return false;
+			return -ENOMEM;
 		if (!w->sent && !w->gen && op_is_rd_atomic(w->wqe.opcode))
 			s->rd_atomic++;
 		n = min(s->mtu, w->len - w->sent);
@@ -443,9 +445,9 @@ bool mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
 		if (!s->wait_since_us)
 			s->wait_since_us = now_us;
 		*segp = seg;
-		return true;
+		return 0;
 	}
-	return false;
+	return -ENODATA;
 }
 
 /* Gather @len bytes at @offset of a request's payload. */

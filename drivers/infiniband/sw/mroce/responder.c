@@ -73,8 +73,8 @@ void mroce_resp_free(struct mroce_resp *resp)
  *
  * Responses go before the stream's own requests (mroce_stream_next_seg()).
  *
- * Return: the packet's descriptor, or NULL if no response is owed (or
- * out of memory).
+ * Return: the packet's descriptor, NULL if no response is owed, or
+ * ERR_PTR(-ENOMEM).
  */
 struct mroce_seg *mroce_resp_next_seg(struct mroce_stream *s)
 {
@@ -88,7 +88,7 @@ struct mroce_seg *mroce_resp_next_seg(struct mroce_stream *s)
 	seg = mroce_seg_alloc(s, resp->atomic ? MROCE_OP_ATOMIC_RESP :
 					      MROCE_OP_READ_RESP, resp->msn);
 	if (!seg)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	seg->hdr.msg_len = resp->len;
 	seg->hdr.offset = resp->sent;
 	if (resp->atomic) {

@@ -153,6 +153,17 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 	return skb;
 }
 
+/*
+ * An allocation failed in this pass: what it was for stays due, and
+ * tx_arm() brings the next pass soon (nothing else may: an ACK or a
+ * resend has no timer of its own).
+ */
+static void tx_nomem(struct mroce_conn *conn)
+{
+	conn->tx_nomem = true;
+	mroce_count(conn->mdev, MROCE_CNT_TX_NOMEM, 1);
+}
+
 /* The ACKs the receive path left due, one per path. */
 static void tx_acks(struct mroce_conn *conn, struct sk_buff_head *q)
 {
@@ -161,8 +172,10 @@ static void tx_acks(struct mroce_conn *conn, struct sk_buff_head *q)
 
 	for_each_set_bit(p, conn->ack_due, MROCE_MAX_PATHS) {
 		skb = mroce_build_ack(conn, p, NULL, 0);
-		if (!skb)
-			break;	/* still due: the next pass tries again */
+		if (!skb) {
+			tx_nomem(conn);	/* still due */
+			break;
+		}
 		__skb_queue_tail(q, skb);
 	}
 }
@@ -588,8 +601,10 @@ static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
 			if (slot->state != MROCE_SLOT_LOST)
 				continue;	/* acknowledged meanwhile */
 			skb = build_data(conn, i, slot->ctx, psn);
-			if (!skb)
+			if (!skb) {
+				tx_nomem(conn);	/* stays LOST and listed */
 				break;
+			}
 			/*
 			 * A SACK gap is loss on a route that delivers; a timeout
 			 * may be a dead one, so that packet takes another's.
@@ -624,6 +639,7 @@ static unsigned int tx_new(struct mroce_conn *conn, u64 now,
 		struct mroce_seg *seg;
 		struct sk_buff *skb;
 		u32 psn;
+		int err;
 
 		if (id < 0) {
 			if (conn->paths.pacer.blocked)
@@ -637,8 +653,12 @@ static unsigned int tx_new(struct mroce_conn *conn, u64 now,
 		 * A stream with nothing to send now leaves the list; progress,
 		 * completions, timers and the doorbell put it back.
 		 */
-		mroce_stream_next_seg(s, now, &seg);
-		if (!seg) {
+		err = mroce_stream_next_seg(s, now, &seg);
+		if (err == -ENOMEM) {
+			tx_nomem(conn);	/* the stream stays listed */
+			break;
+		}
+		if (err) {
 			list_del_init(&s->tx_node);
 			continue;
 		}
@@ -646,6 +666,8 @@ static unsigned int tx_new(struct mroce_conn *conn, u64 now,
 		skb = build_data(conn, id, seg, psn);
 		if (skb)
 			__skb_queue_tail(q, skb);
+		else
+			tx_nomem(conn);	/* sent as lost: its path's timer resends it */
 		sent++;
 	}
 	return sent;
@@ -697,6 +719,12 @@ static void tx_arm(struct mroce_conn *conn, u64 now)
 	list_for_each_entry(s, &conn->streams, conn_node) {
 		d = mroce_stream_deadline(s);
 		if (d && (!t || d < t))
+			t = d;
+	}
+	if (conn->tx_nomem) {
+		conn->tx_nomem = false;
+		d = now + MROCE_TX_NOMEM_US;
+		if (!t || d < t)
 			t = d;
 	}
 	if (conn->dying)

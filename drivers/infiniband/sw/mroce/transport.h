@@ -78,6 +78,7 @@ struct mroce_conn {
 	DECLARE_BITMAP(ack_due, MROCE_MAX_PATHS);
 	struct hrtimer timer;
 	struct work_struct tx_work;
+	bool tx_nomem;	/* an allocation failed this pass: retry soon */
 	bool dying;
 	struct rcu_work free_work;
 	struct mroce_paths paths;
@@ -354,8 +355,8 @@ int mroce_stream_attach(struct mroce_stream *s, struct mroce_conn *conn);
 void mroce_stream_detach(struct mroce_stream *s);
 void mroce_stream_get(struct mroce_stream *s);
 void mroce_stream_put(struct mroce_stream *s);
-bool mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
-			   struct mroce_seg **segp);
+int mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
+			  struct mroce_seg **segp);
 void mroce_stream_fill(struct mroce_seg *seg, void *payload);
 void mroce_stream_seg_acked(void *ctx, void *arg);
 bool mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
