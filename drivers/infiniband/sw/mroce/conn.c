@@ -370,6 +370,7 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 		mroce_paths_choose_port(&conn->paths, i, 0);
 	conn->epoch = new_epoch();
 	INIT_LIST_HEAD(&conn->streams);
+	xa_init(&conn->stream_xa);
 	INIT_LIST_HEAD(&conn->tx_streams);
 	INIT_LIST_HEAD(&conn->ack_streams);
 	hrtimer_init(&conn->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
@@ -408,6 +409,8 @@ static void mroce_conn_free(struct mroce_conn *conn)
 		dst_cache_destroy(&conn->dst[i].ack);
 	}
 	kfree(conn->dst);
+	WARN_ON(!xa_empty(&conn->stream_xa));
+	xa_destroy(&conn->stream_xa);
 	kvfree(conn);
 }
 

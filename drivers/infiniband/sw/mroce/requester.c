@@ -115,6 +115,27 @@ static enum ib_wc_status stream_local_op(struct mroce_stream *s,
 	}
 }
 
+/*
+ * How long a stream waits for progress before probing: long enough that
+ * a busy connection, whose completions lag by a few RTOs, is not probed.
+ */
+static u64 stream_probe_us(struct mroce_stream *s)
+{
+	u64 t = MROCE_PROBE_MIN_US;
+	unsigned int i;
+
+	for (i = 0; i < s->conn->paths.n; i++)
+		t = max_t(u64, t, 2 * mroce_txpath_rto(&s->conn->path[i].tx));
+	return t;
+}
+
+/* The stream waits for its peer from @now_us: a probe is due after. */
+static void stream_wait_from(struct mroce_stream *s, u64 now_us)
+{
+	s->wait_since_us = now_us;
+	mroce_stream_due(s, now_us + stream_probe_us(s));
+}
+
 /**
  * mroce_req_complete() - complete the send requests that are done
  * @s: the stream
@@ -160,7 +181,10 @@ void mroce_req_complete(struct mroce_stream *s)
 	if (mroce_seq_before(s->sq_seg, s->sq_done))
 		s->sq_seg = s->sq_done;
 	/* The progress probe measures from the last completion. */
-	s->wait_since_us = s->sq_done == s->sq_fetch ? 0 : mroce_now_us();
+	if (s->sq_done == s->sq_fetch)
+		s->wait_since_us = 0;
+	else
+		stream_wait_from(s, mroce_now_us());
 	if (err != IB_WC_SUCCESS)
 		mroce_stream_fail(s, IB_WC_WR_FLUSH_ERR);
 }
@@ -443,7 +467,7 @@ int mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
 		if (!seg->hdr.payload_len || w->sent == w->len)
 			w->state = MROCE_SWQE_SENT;
 		if (!s->wait_since_us)
-			s->wait_since_us = now_us;
+			stream_wait_from(s, now_us);
 		*segp = seg;
 		return 0;
 	}
@@ -616,6 +640,7 @@ void mroce_stream_progress(struct mroce_stream *s,
 					w->rnr_left--;
 				w->state = MROCE_SWQE_RNR_WAIT;
 				w->resume_us = now_us + rnr_timer_us[rec->rnr_timer & 31];
+				mroce_stream_due(s, w->resume_us);
 				if (mroce_seq_before(index, s->sq_seg))
 					s->sq_seg = index;
 				break;
@@ -650,20 +675,6 @@ void mroce_stream_progress(struct mroce_stream *s,
 	}
 
 	mroce_req_complete(s);
-}
-
-/*
- * How long a stream waits for progress before probing: long enough that
- * a busy connection, whose completions lag by a few RTOs, is not probed.
- */
-static u64 stream_probe_us(struct mroce_stream *s)
-{
-	u64 t = MROCE_PROBE_MIN_US;
-	unsigned int i;
-
-	for (i = 0; i < s->conn->paths.n; i++)
-		t = max_t(u64, t, 2 * mroce_txpath_rto(&s->conn->path[i].tx));
-	return t;
 }
 
 /**

@@ -584,6 +584,51 @@ static void tx_route_probes(struct mroce_conn *conn, u64 now,
 	}
 }
 
+/*
+ * The streams' timers (RNR resends, progress probes), once the earliest
+ * may be due: a walk over every stream, so not one per pass.
+ *
+ * Return: true if it walked; tx_stream_due() then sets the next bound.
+ */
+static bool tx_stream_timers(struct mroce_conn *conn, u64 now,
+			     struct sk_buff_head *q)
+{
+	struct mroce_stream *s;
+	struct sk_buff *skb;
+	u64 d;
+
+	if (!conn->stream_due || conn->stream_due > now)
+		return false;
+	list_for_each_entry(s, &conn->streams, conn_node) {
+		d = mroce_stream_deadline(s);
+		if (d && d <= now && mroce_stream_timer(s, now)) {
+			skb = build_probe(conn, conn->paths.rr++ % conn->paths.n,
+					  s->dest_qpn, 0);
+			mroce_count(conn->mdev, MROCE_CNT_PROBES, 1);
+			if (skb)
+				__skb_queue_tail(q, skb);
+		}
+	}
+	return true;
+}
+
+/*
+ * After the pass has sent what the timers released (an RNR-waiting
+ * request resumes in tx_new()), the earliest deadline left is the bound.
+ */
+static void tx_stream_due(struct mroce_conn *conn)
+{
+	struct mroce_stream *s;
+	u64 next = 0, d;
+
+	list_for_each_entry(s, &conn->streams, conn_node) {
+		d = mroce_stream_deadline(s);
+		if (d && (!next || d < next))
+			next = d;
+	}
+	conn->stream_due = next;
+}
+
 static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
 			       struct sk_buff_head *q, unsigned int budget)
 {
@@ -708,7 +753,6 @@ static void tx_arm(struct mroce_conn *conn, u64 now)
 	bool live = conn_has_live_stream(conn);
 	/* Documentation/wire-protocol.rst, id DEAD-PEER-QUIET */
 	bool quiet = !live && mroce_paths_silent(&conn->paths);
-	struct mroce_stream *s;
 	u64 t = 0, d;
 
 	if (!conn->peer_epoch && live)
@@ -716,11 +760,9 @@ static void tx_arm(struct mroce_conn *conn, u64 now)
 	d = quiet ? 0 : mroce_paths_deadline(&conn->paths);
 	if (d && (!t || d < t))
 		t = d;
-	list_for_each_entry(s, &conn->streams, conn_node) {
-		d = mroce_stream_deadline(s);
-		if (d && (!t || d < t))
-			t = d;
-	}
+	d = conn->stream_due;
+	if (d && (!t || d < t))
+		t = d;
 	if (conn->tx_nomem) {
 		conn->tx_nomem = false;
 		d = now + MROCE_TX_NOMEM_US;
@@ -743,10 +785,9 @@ void mroce_tx_work(struct work_struct *work)
 	struct mroce_conn *conn = container_of(work, struct mroce_conn, tx_work);
 	unsigned int budget = MROCE_TX_BUDGET;
 	struct sk_buff_head q;
-	struct mroce_stream *s;
 	struct sk_buff *skb;
 	u64 now = mroce_now_us();
-	bool more = false;
+	bool more = false, walked;
 
 	__skb_queue_head_init(&q);
 	spin_lock_bh(&conn->lock);
@@ -765,19 +806,11 @@ void mroce_tx_work(struct work_struct *work)
 	tx_acks(conn, &q);
 	tx_timeouts(conn, now);
 	tx_route_probes(conn, now, &q);
-	list_for_each_entry(s, &conn->streams, conn_node) {
-		u64 d = mroce_stream_deadline(s);
-
-		if (d && d <= now && mroce_stream_timer(s, now)) {
-			skb = build_probe(conn, conn->paths.rr++ % conn->paths.n,
-					  s->dest_qpn, 0);
-			mroce_count(conn->mdev, MROCE_CNT_PROBES, 1);
-			if (skb)
-				__skb_queue_tail(&q, skb);
-		}
-	}
+	walked = tx_stream_timers(conn, now, &q);
 	budget -= tx_resends(conn, now, &q, budget);
 	budget -= tx_new(conn, now, &q, budget);
+	if (walked)
+		tx_stream_due(conn);
 	more = !budget;
 	ack_req_tails(conn, &q);
 arm:

@@ -98,8 +98,15 @@ void mroce_stream_put(struct mroce_stream *s)
 
 int mroce_stream_attach(struct mroce_stream *s, struct mroce_conn *conn)
 {
-	kref_get(&conn->ref);
+	int err;
+
 	spin_lock_bh(&conn->lock);
+	err = xa_insert(&conn->stream_xa, s->qpn, s, GFP_ATOMIC);
+	if (err) {
+		spin_unlock_bh(&conn->lock);
+		return err;
+	}
+	kref_get(&conn->ref);
 	s->conn = conn;
 	conn->idle_us = 0;
 	list_add_tail(&s->conn_node, &conn->streams);
@@ -115,6 +122,7 @@ void mroce_stream_detach(struct mroce_stream *s)
 	struct mroce_resp *resp, *tmp;
 
 	spin_lock_bh(&conn->lock);
+	xa_erase(&conn->stream_xa, s->qpn);
 	list_del_init(&s->conn_node);
 	list_del_init(&s->tx_node);
 	list_del_init(&s->ack_node);
@@ -255,11 +263,6 @@ int mroce_stream_scatter(struct mroce_stream *s, const struct mroce_sge *sges,
  */
 struct mroce_stream *mroce_stream_lookup(struct mroce_conn *conn, u32 qpn)
 {
-	struct mroce_stream *s;
-
 	lockdep_assert_held(&conn->lock);
-	list_for_each_entry(s, &conn->streams, conn_node)
-		if (s->qpn == qpn)
-			return s;
-	return NULL;
+	return xa_load(&conn->stream_xa, qpn);
 }

@@ -12,6 +12,7 @@
 #include <linux/hrtimer.h>
 #include <linux/in6.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <net/dst_cache.h>
 
 #include "multipath.h"
@@ -46,12 +47,16 @@ struct mroce_path_dst {
  * @peer_epoch: the peer's epoch, 0 until known
  * @hello: the HELLOs sent while @peer_epoch is 0
  * @streams: attached streams
+ * @stream_xa: the same, by local QP number (a packet's stream in O(1))
+ * @stream_due: a lower bound of the attached streams' deadlines
+ *	(mroce_stream_deadline()), 0 if none has one; see mroce_stream_due()
  * @idle_us: when the last stream left; 0 while one is attached
  * @tx_streams: streams with something to send
  * @ack_streams: streams whose progress the peer has not been told
  * @ack_due: the peer's paths owed an ACK, sent by the next send pass
  * @timer: fires at the earliest path deadline; schedules @tx_work
  * @tx_work: the send engine
+ * @tx_nomem: an allocation failed in this send pass: run another soon
  * @dying: being freed: @tx_work arms @timer no more
  * @free_work: frees the connection after an RCU grace period
  * @paths: path choice over @path; its @paths.rr also rotates HELLOs
@@ -72,13 +77,15 @@ struct mroce_conn {
 	u32 peer_epoch;
 	struct mroce_hello hello;
 	struct list_head streams;
+	struct xarray stream_xa;
+	u64 stream_due;
 	u64 idle_us;
 	struct list_head tx_streams;
 	struct list_head ack_streams;
 	DECLARE_BITMAP(ack_due, MROCE_MAX_PATHS);
 	struct hrtimer timer;
 	struct work_struct tx_work;
-	bool tx_nomem;	/* an allocation failed this pass: retry soon */
+	bool tx_nomem;
 	bool dying;
 	struct rcu_work free_work;
 	struct mroce_paths paths;
@@ -350,6 +357,25 @@ int mroce_xmit_one(struct mroce_dev *mdev, struct sk_buff *skb,
 int mroce_udp_recv(struct sock *sk, struct sk_buff *skb);
 
 /* stream.c, requester.c, responder.c */
+
+/**
+ * mroce_stream_due() - a stream's deadline may now be as early as @t
+ * @s: the stream, attached
+ * @t: the deadline
+ *
+ * The send pass walks the streams for their timers only when
+ * conn->stream_due has come (tx_stream_timers() in send.c), so whatever
+ * sets a deadline earlier than the bound lowers it here; what moves one
+ * later need not.
+ */
+static inline void mroce_stream_due(struct mroce_stream *s, u64 t)
+{
+	struct mroce_conn *conn = s->conn;
+
+	if (!conn->stream_due || t < conn->stream_due)
+		conn->stream_due = t;
+}
+
 struct mroce_stream *mroce_stream_create(struct mroce_qp *qp);
 int mroce_stream_attach(struct mroce_stream *s, struct mroce_conn *conn);
 void mroce_stream_detach(struct mroce_stream *s);
