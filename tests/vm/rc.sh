@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # RC data path between two VMs over mroce, with unmodified Debian tools:
 # ibv_rc_pingpong (buffers validated) and perftest's bandwidth and latency
-# tests, several sizes (one packet, many packets) and multi-QP.
+# tests, several sizes (one packet, many packets) and multi-QP; 256 QPs
+# connected through the RDMA CM (mroce-qps).
 #   scripts/vm run --vms 2 --links 1 --module .../mroce.ko -- tests/vm/rc.sh [DEV_TYPE]
 # DEV_TYPE is mroce (default) or rxe, so the same checks can run on rxe.
 set -uo pipefail
@@ -57,6 +58,20 @@ vm_pair send_lat 180 ib_send_lat "${common[@]}" -s 2 -n 200
 vm_pair write_lat 180 ib_write_lat "${common[@]}" -s 2 -n 200
 vm_pair read_lat 180 ib_read_lat "${common[@]}" -s 2 -n 200
 
+# 256 QPs to one peer through the RDMA CM, each carrying WRITEs and a
+# SEND of its index, all checked at the server (mroce-qps); mroce's
+# transport state is per peer: one connection for them all.
+modprobe rdma_ucm
+qps=$here/../verify/mroce-qps
+vm_pair2 qps-256 300 "$qps -s -d $dev -n 256" "$qps -c $(vm_ip 0) -d $dev -n 256 -t 2"
+if [ "$type" = mroce ]; then
+	conns=$(sed -n 's/^qps: ok: .* connections \([0-9-]*\).*/\1/p' "$(vm_pair_log qps-256)")
+	if [ "$conns" = 1 ]; then
+		t_ok "256 QPs to one peer, one connection"
+	else
+		t_fail "256 QPs to one peer, one connection" "connections: '$conns'"
+	fi
+fi
 if [ "$type" = mroce ]; then
 	stats=$(rdma statistic show link "$dev/1")
 	echo "$stats"
