@@ -23,7 +23,7 @@
 # The module builds out of tree in build/kmod/KVER (scripts/build-module);
 # the kbuild entry point is the Kbuild file beside this one.
 
-.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs check-compliance fuzz debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-ucx bench-lat bench-paths bench-incast bench-profile sim sim-build sim-check clean
+.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs check-compliance fuzz debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-ucx bench-lat bench-qps bench-paths bench-incast bench-profile sim sim-build sim-check clean
 
 all: module provider verify
 
@@ -115,6 +115,11 @@ bench-ucx:
 # read busy-polled), 2 B to 1 MiB, mroce beside rxe (about 15 minutes).
 bench-lat:
 	scripts/bench-lat
+
+# 1, 16, 256 and 4,000 RC QPs through the RDMA CM: goodput, connect rate,
+# kernel memory per QP; mroce beside rxe (about 15 minutes).
+bench-qps: verify
+	scripts/bench-qps
 
 # Multipath: 1/2/4 shaped links, a lossy link, a black hole, a link down.
 bench-paths:
