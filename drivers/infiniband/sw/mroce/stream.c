@@ -41,9 +41,11 @@ struct mroce_stream *mroce_stream_create(struct mroce_qp *qp)
 	s->rq_entries = qp->rq ? qp->rq->entries : MROCE_STREAM_WINDOW;
 	s->swq = kvcalloc(s->sq_entries, sizeof(*s->swq), GFP_KERNEL);
 	s->rwq = kvcalloc(s->rq_entries, sizeof(*s->rwq), GFP_KERNEL);
-	if (!s->swq || !s->rwq) {
+	s->rmsg = kvcalloc(MROCE_STREAM_WINDOW, sizeof(*s->rmsg), GFP_KERNEL);
+	if (!s->swq || !s->rwq || !s->rmsg) {
 		kvfree(s->swq);
 		kvfree(s->rwq);
+		kvfree(s->rmsg);
 		kfree(s);
 		return NULL;
 	}
@@ -81,6 +83,7 @@ static void mroce_stream_release(struct kref *ref)
 
 	kvfree(s->swq);
 	kvfree(s->rwq);
+	kvfree(s->rmsg);
 	if (s->conn)
 		mroce_conn_put(s->conn);
 	kfree(s);

@@ -258,7 +258,11 @@ struct mroce_stream {
 	struct list_head resp_q;
 	u32 rcv_done;
 	u32 rq_done;
-	struct mroce_rmsg rmsg[MROCE_STREAM_WINDOW];
+	/*
+	 * MROCE_STREAM_WINDOW of them, allocated apart: within the stream
+	 * they took it just past 16 KiB, into kmalloc's 32-KiB objects.
+	 */
+	struct mroce_rmsg *rmsg;
 	struct mroce_rwqe *rwq;
 	u32 rq_entries;
 	struct mroce_ack_stream report;
