@@ -324,11 +324,14 @@ static int server(const char *port)
 	struct addrinfo hints = { .ai_flags = AI_PASSIVE, .ai_socktype = SOCK_STREAM };
 	unsigned int slots = nqps < SLOTS_MAX ? nqps : SLOTS_MAX;
 	unsigned int accepted = 0, established = 0, gone = 0, indices = 0, i;
+	bool *announced = calloc(nqps, sizeof(*announced));
 	struct rdma_cm_id *listen_id;
 	struct mem m1 = {}, m2;
 	struct addrinfo *ai;
 	struct ibv_wc wc[64];
 
+	if (!announced)
+		fail(2, "out of memory");
 	if (getaddrinfo(NULL, port, &hints, &ai))
 		fail(2, "port %s", port);
 	if (rdma_create_id(ch, &listen_id, NULL, RDMA_PS_TCP) ||
@@ -368,6 +371,11 @@ static int server(const char *port)
 				q = &qps[accepted];
 				q->id = ev->id;
 				q->index = ntohl(req.index);
+				if (q->index >= nqps || announced[q->index])
+					fail(1, "a connection request announced index %u%s",
+					     q->index, q->index >= nqps ? ", out of range" :
+					     " a second time");
+				announced[q->index] = true;
 				ev->id->context = q;
 				create_qp(q);
 				post_recv(q, accepted);
@@ -422,6 +430,7 @@ static int server(const char *port)
 			     buf[i], PATTERN(i % msg));
 	m2 = teardown();
 	report("server", mem_base, m1, m2, "");
+	free(announced);
 	return 0;
 }
 
