@@ -63,7 +63,6 @@ struct qps_rep {
 struct qp {
 	struct rdma_cm_id *id;
 	uint32_t index;		/* the client's numbering */
-	unsigned int inflight;
 	bool established;
 	bool disconnected;
 	bool got_index;		/* server: its SEND arrived */
@@ -452,7 +451,6 @@ static void post_write(struct qp *q)
 
 	if (ibv_post_send(q->id->qp, &wr, &bad))
 		fail(1, "QP %u: ibv_post_send: %s", q->index, strerror(errno));
-	q->inflight++;
 }
 
 static void post_index(struct qp *q)
@@ -470,7 +468,6 @@ static void post_index(struct qp *q)
 
 	if (ibv_post_send(q->id->qp, &wr, &bad))
 		fail(1, "QP %u: ibv_post_send (SEND): %s", q->index, strerror(errno));
-	q->inflight++;
 }
 
 /* Start connection @i: the rest follows from its CM events. */
@@ -610,7 +607,6 @@ static int client(const char *host, const char *port, double secs,
 			if (wc[k].opcode != IBV_WC_RDMA_WRITE)
 				fail(1, "QP %u: completion of opcode %d", q->index,
 				     wc[k].opcode);
-			q->inflight--;
 			inflight--;
 			bytes += msg;
 			writes++;
@@ -627,7 +623,7 @@ static int client(const char *host, const char *port, double secs,
 		post_index(&qps[i]);
 	for (inflight = nqps; inflight; inflight -= n)
 		for (n = next_wcs(wc, "SENDs", inflight), k = 0; k < n; k++)
-			wc_qp(&wc[k])->inflight--;
+			wc_qp(&wc[k]);	/* its status checked */
 
 	for (i = 0; i < nqps; i++)
 		if (rdma_disconnect(qps[i].id))
