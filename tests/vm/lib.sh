@@ -116,6 +116,9 @@
 #                           DEV's non-zero hardware counters as NAME=VALUE
 #                           words, minus the NAME=VALUE words of BEFORE
 #   vm_counter DEV NAME     the value of DEV's hardware counter NAME (0 if none)
+#   vm_iperf3_result JSON   "GBPS RESENT" of an iperf3 -J client run: what the
+#                           receiver got and what the sender resent ("nan -"
+#                           if it has no result)
 #   vm_wait_listening [PID] wait up to 15 s (while PID lives) for a server:
 #                           an RDMA CM ID in LISTEN or TCP port 18515
 # Goodput (2-VM runs):
@@ -402,6 +405,17 @@ vm_counters() {
 		val=$((val - ${before[$name]:-0}))
 		[[ $val -eq 0 ]] || printf '%s=%s ' "$name" "$val"
 	done
+}
+
+vm_iperf3_result() {
+	python3 -c '
+import json, sys
+try:
+    e = json.load(open(sys.argv[1]))["end"]
+    print("%.6f %d" % (e["sum_received"]["bits_per_second"] / 1e9,
+                       e["sum_sent"].get("retransmits", 0)))
+except Exception:
+    print("nan -")' "$1"
 }
 
 vm_counter() {
