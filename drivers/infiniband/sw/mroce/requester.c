@@ -328,6 +328,9 @@ static void stream_fetch(struct mroce_stream *s)
 /**
  * mroce_stream_sq_kick() - the send queue has new requests
  * @s: the stream
+ *
+ * Context: any; in process context the requests may be sent from here
+ * (mroce_conn_send()).
  */
 void mroce_stream_sq_kick(struct mroce_stream *s)
 {
@@ -344,7 +347,7 @@ void mroce_stream_sq_kick(struct mroce_stream *s)
 	else
 		mroce_stream_want_tx(s);
 	spin_unlock_bh(&conn->lock);
-	mroce_conn_kick(conn);
+	mroce_conn_send(conn);
 }
 
 /* May the request at @index start now? (fence, read/atomic limit, window) */

@@ -33,6 +33,12 @@ struct mroce_path_dst {
 	u16 ack_sport;
 };
 
+/* Bits of mroce_conn.tx_flags */
+enum {
+	MROCE_TX_RUNNING,	/* a send pass runs */
+	MROCE_TX_AGAIN,		/* another pass was asked for */
+};
+
 /**
  * struct mroce_conn - the transport between this device and one peer
  * @node: in the device's connection table
@@ -57,6 +63,8 @@ struct mroce_path_dst {
  * @timer: fires at the earliest path deadline; schedules @tx_work
  * @tx_work: the send engine
  * @tx_nomem: an allocation failed in this send pass: run another soon
+ * @tx_flags: MROCE_TX_RUNNING while a send pass runs, MROCE_TX_AGAIN
+ *	when another was asked for meanwhile (send.c, tx_pass_begin())
  * @dying: being freed: @tx_work arms @timer no more
  * @free_work: frees the connection after an RCU grace period
  * @paths: path choice over @path; its @paths.rr also rotates HELLOs
@@ -85,6 +93,7 @@ struct mroce_conn {
 	DECLARE_BITMAP(ack_due, MROCE_MAX_PATHS);
 	struct hrtimer timer;
 	struct work_struct tx_work;
+	unsigned long tx_flags;
 	bool tx_nomem;
 	bool dying;
 	struct rcu_work free_work;
@@ -297,6 +306,7 @@ struct mroce_conn *mroce_conn_lookup_rcu(struct mroce_dev *mdev,
 					 const struct in6_addr *raddr);
 void mroce_conn_put(struct mroce_conn *conn);
 void mroce_conn_kick(struct mroce_conn *conn);
+void mroce_conn_send(struct mroce_conn *conn);
 void mroce_path_reroll(struct mroce_conn *conn, unsigned int i, u64 now);
 void mroce_path_return(struct mroce_conn *conn, unsigned int i, u64 now);
 void mroce_conn_spread(struct mroce_conn *conn);
