@@ -452,8 +452,16 @@ int mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
 			w->sent = 0;
 			w->gen++;
 		}
-		if (w->state != MROCE_SWQE_PENDING)
+		if (w->state != MROCE_SWQE_PENDING) {
+			/*
+			 * Cut whole: only an RNR NAK makes it PENDING again,
+			 * and that moves sq_seg back to it.  Skipped once, not
+			 * walked by every pass (256 QPs with 32 WRITEs each).
+			 */
+			if (i == s->sq_seg && w->state != MROCE_SWQE_RNR_WAIT)
+				s->sq_seg = i + 1;
 			continue;
+		}
 		if (!stream_may_start(s, i, w))
 			return -ENODATA;
 
@@ -642,6 +650,7 @@ void mroce_stream_progress(struct mroce_stream *s,
 				if (w->rnr_left != 7)
 					w->rnr_left--;
 				w->state = MROCE_SWQE_RNR_WAIT;
+				s->rnr_wait = true;
 				w->resume_us = now_us + rnr_timer_us[rec->rnr_timer & 31];
 				mroce_stream_due(s, w->resume_us);
 				if (mroce_seq_before(index, s->sq_seg))
@@ -694,12 +703,14 @@ u64 mroce_stream_deadline(struct mroce_stream *s)
 	lockdep_assert_held(&s->conn->lock);
 	if (!s->qp || s->error)
 		return 0;
-	for (i = s->sq_seg; i != s->sq_fetch; i++) {
+	/* The requests are walked only while one may wait out an RNR NAK. */
+	for (i = s->sq_seg; s->rnr_wait && i != s->sq_fetch; i++) {
 		struct mroce_swqe *w = mroce_swqe_at(s, i);
 
 		if (w->state == MROCE_SWQE_RNR_WAIT && (!t || w->resume_us < t))
 			t = w->resume_us;
 	}
+	s->rnr_wait = t != 0;
 	if (s->wait_since_us && s->sq_done != s->sq_fetch) {
 		u64 probe = s->wait_since_us + stream_probe_us(s);
 

@@ -256,10 +256,11 @@ struct mroce_stream {
 	u32 snd_ssn;
 	u32 sq_fetch;
 	u32 sq_done;
-	u32 sq_seg;
+	u32 sq_seg;		/* no request before it has bytes to cut */
 	u32 remote_done;
 	u32 rd_atomic;
 	u64 wait_since_us;
+	bool rnr_wait;		/* a request may wait out an RNR NAK */
 	struct mroce_swqe *swq;
 	u32 sq_entries;
 
