@@ -329,12 +329,13 @@ static void stream_fetch(struct mroce_stream *s)
  * mroce_stream_sq_kick() - the send queue has new requests
  * @s: the stream
  *
- * Context: any; in process context the requests may be sent from here
- * (mroce_conn_send()).
+ * Context: any; a user QP's requests may be sent from here, in process
+ * context (mroce_conn_send()).
  */
 void mroce_stream_sq_kick(struct mroce_stream *s)
 {
 	struct mroce_conn *conn = s->conn;
+	bool user;
 
 	spin_lock_bh(&conn->lock);
 	/* A doorbell that raced a reset finds the stream detached. */
@@ -342,12 +343,21 @@ void mroce_stream_sq_kick(struct mroce_stream *s)
 		spin_unlock_bh(&conn->lock);
 		return;
 	}
+	user = s->qp->user;
 	if (s->error)
 		mroce_req_flush(s);
 	else
 		mroce_stream_want_tx(s);
 	spin_unlock_bh(&conn->lock);
-	mroce_conn_send(conn);
+	/*
+	 * A user QP's doorbell is a system call of its own; a kernel ULP may
+	 * post holding a lock its completion handler takes, and a pass can
+	 * complete requests.
+	 */
+	if (user)
+		mroce_conn_send(conn);
+	else
+		mroce_conn_kick(conn);
 }
 
 /* May the request at @index start now? (fence, read/atomic limit, window) */
