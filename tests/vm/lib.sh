@@ -119,6 +119,9 @@
 #   vm_iperf3_result JSON   "GBPS RESENT" of an iperf3 -J client run: what the
 #                           receiver got and what the sender resent ("nan -"
 #                           if it has no result)
+#   vm_perftest_gbps LOG    the Gb/s of a perftest bandwidth client's 64 KiB
+#                           line (its average over the run, all its QPs;
+#                           "nan" if it printed none)
 #   vm_wait_listening [PID] wait up to 15 s (while PID lives) for a server:
 #                           an RDMA CM ID in LISTEN or TCP port 18515
 # Goodput (2-VM runs):
@@ -416,6 +419,11 @@ try:
                        e["sum_sent"].get("retransmits", 0)))
 except Exception:
     print("nan -")' "$1"
+}
+
+vm_perftest_gbps() {
+	awk '$1 == 65536 && NF >= 5 { v = sprintf("%.6f", $4) }
+		END { print (v == "" ? "nan" : v) }' "$1"
 }
 
 vm_counter() {
