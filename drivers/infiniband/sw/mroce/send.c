@@ -847,14 +847,18 @@ static void tx_pass_end(struct mroce_conn *conn)
 		mroce_conn_kick(conn);
 }
 
-void mroce_tx_work(struct work_struct *work)
+/* A send pass, unless one is running: then its runner has the work run one. */
+static void tx_run(struct mroce_conn *conn)
 {
-	struct mroce_conn *conn = container_of(work, struct mroce_conn, tx_work);
-
 	if (tx_pass_begin(conn)) {
 		tx_pass(conn);
 		tx_pass_end(conn);
 	}
+}
+
+void mroce_tx_work(struct work_struct *work)
+{
+	tx_run(container_of(work, struct mroce_conn, tx_work));
 }
 
 /**
@@ -872,8 +876,5 @@ void mroce_conn_send(struct mroce_conn *conn)
 		mroce_conn_kick(conn);
 		return;
 	}
-	if (tx_pass_begin(conn)) {
-		tx_pass(conn);
-		tx_pass_end(conn);
-	}
+	tx_run(conn);
 }
