@@ -924,6 +924,36 @@ def probes(s):
     s.p.drain()
 
 
+@spec('ACK-PORT-MOVE')
+def ack_port_move(s):
+    """a duplicate on an unchanged port moves the path's ACKs to another"""
+    qp, q = s.pair()
+    path = 1
+
+    def write(sport, pk=None):
+        if pk is None:
+            pk = s.p.data(path, opcode=w.WRITE, dst_qpn=qp.qp_num, src_qpn=q,
+                          msn=s.msn(q), msg_len=8, payload=b'm' * 8,
+                          va=s.dev.mr.buf, rkey=s.dev.mr.rkey,
+                          flags=w.F_ACK_REQ)
+        s.p.send(pk, sport=sport)
+        g = s.p.ack_of(path, secs=2)
+        s.p.drain()
+        return pk, g.sport
+
+    pk, port = write(52222)
+    check(port == 52222, 'ACK from port %d, DATA came from 52222' % port)
+    _, moved = write(52222, pk)
+    check(moved != 52222 and 49152 <= moved <= 65535,
+          'ACK of a duplicate on an unchanged port from port %d' % moved)
+    _, port = write(52222)
+    check(port == moved, 'ACK from port %d after the move to %d: DATA on the '
+          'old port brought it back' % (port, moved))
+    _, port = write(53333)
+    check(port == 53333, 'ACK from port %d, DATA came from a new port 53333'
+          % port)
+
+
 @spec('ACK-CE')
 def ce_echo(s):
     """the ACK's ce_count counts the DATA packets that arrived CE"""

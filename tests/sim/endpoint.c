@@ -576,9 +576,10 @@ static void rx_data(struct sim_conn *c, const struct mroce_pkt *pkt, bool ce,
 		    u16 sport, u64 now)
 {
 	struct mroce_rxwin *rx = &c->rx[pkt->path];
+	enum mroce_rx_verdict verdict = mroce_rxwin_check(rx, pkt->psn);
 
-	rx->sport = sport;
-	switch (mroce_rxwin_check(rx, pkt->psn)) {
+	mroce_paths_ack_port(&c->paths, rx, sport, verdict == MROCE_RX_DUP);
+	switch (verdict) {
 	case MROCE_RX_NEW:
 		break;
 	case MROCE_RX_DUP:

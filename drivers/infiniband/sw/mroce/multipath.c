@@ -536,6 +536,50 @@ void mroce_paths_choose_port(struct mroce_paths *ps, unsigned int i, u64 dead)
 	path->plane = best_plane;
 }
 
+/**
+ * mroce_paths_ack_port() - the port a peer's path's ACKs leave with
+ * @ps: the connection's paths
+ * @rx: the receive side of the peer's path
+ * @sport: the UDP source port of a DATA packet just received on it
+ * @dup: the packet was a duplicate
+ *
+ * The ACKs follow the DATA's port (id ACK-PORT), so a peer that re-rolls
+ * a path moves both directions; a duplicate on an unchanged port says
+ * they are not getting back, and they move to another port (id
+ * ACK-PORT-MOVE): the sender cannot tell a dead reverse route from a dead
+ * forward one, and would re-roll a path whose DATA arrives.  The new
+ * port leads to another local next hop than the old one, when the host's
+ * routing has several, and not to one this connection's paths fled.
+ */
+void mroce_paths_ack_port(struct mroce_paths *ps, struct mroce_rxwin *rx,
+			  u16 sport, bool dup)
+{
+	u64 old_plane, plane;
+	u16 any = 0;
+	unsigned int k;
+
+	if (sport != rx->data_sport) {
+		rx->data_sport = sport;
+		rx->sport = sport;
+		return;
+	}
+	if (!dup)
+		return;
+	old_plane = ps->ops->route_plane(ps, rx->sport);
+	for (k = 0; k < MROCE_PORT_CANDIDATES; k++) {
+		sport = ps->ops->random_sport(ps);
+		if (sport == rx->sport)
+			continue;
+		any = sport;
+		plane = ps->ops->route_plane(ps, sport);
+		if (!plane || !old_plane ||
+		    (plane != old_plane && !mroce_paths_plane_fled(ps, plane)))
+			break;
+	}
+	if (any)
+		rx->sport = any;
+}
+
 /* Path @i has a new port: its cached route and base RTT were the old one's. */
 static void path_moved(struct mroce_paths *ps, unsigned int i, u64 now_us)
 {

@@ -163,6 +163,8 @@ u64 mroce_paths_delivered(const struct mroce_paths *ps);
 bool mroce_paths_silent(const struct mroce_paths *ps);
 bool mroce_paths_plane_fled(const struct mroce_paths *ps, u64 plane);
 void mroce_paths_choose_port(struct mroce_paths *ps, unsigned int i, u64 dead);
+void mroce_paths_ack_port(struct mroce_paths *ps, struct mroce_rxwin *rx,
+			  u16 sport, bool dup);
 void mroce_paths_spread(struct mroce_paths *ps, u64 now_us);
 void mroce_paths_reroll(struct mroce_paths *ps, unsigned int i, u64 now_us);
 bool mroce_paths_return(struct mroce_paths *ps, unsigned int i, u64 now_us);

@@ -22,8 +22,9 @@
  * @map: bit i set: sequence @cum + 1 + i was received
  * @ce_count: CE-marked DATA packets received, modulo 2^16
  * @unacked: DATA packets recorded since the last ACK was sent
- * @sport: UDP source port of the path's latest DATA packet; its ACKs go
- *	back with it, so a sender that re-rolls a path moves both directions
+ * @sport: UDP source port the path's ACKs leave with (id ACK-PORT):
+ *	@data_sport, or another once a duplicate showed they are lost
+ * @data_sport: UDP source port of the path's latest DATA packet
  */
 struct mroce_rxwin {
 	u32 cum;
@@ -31,6 +32,7 @@ struct mroce_rxwin {
 	u16 ce_count;
 	u16 unacked;
 	u16 sport;
+	u16 data_sport;
 };
 
 enum mroce_rx_verdict {

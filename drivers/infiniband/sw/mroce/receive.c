@@ -102,13 +102,12 @@ static struct sk_buff *rx_data(struct mroce_conn *conn,
 			       const u8 *payload, bool ce, u16 sport)
 {
 	struct mroce_rxwin *rx = &conn->rx[pkt->path];
+	enum mroce_rx_verdict verdict = mroce_rxwin_check(rx, pkt->psn);
 	struct mroce_stream *s;
 	bool due;
 
-	/* Its ACKs, duplicates' included, go back on the sender's route. */
-	rx->sport = sport;
-
-	switch (mroce_rxwin_check(rx, pkt->psn)) {
+	mroce_paths_ack_port(&conn->paths, rx, sport, verdict == MROCE_RX_DUP);
+	switch (verdict) {
 	case MROCE_RX_NEW:
 		break;
 	case MROCE_RX_DUP:

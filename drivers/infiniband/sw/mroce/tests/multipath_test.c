@@ -177,6 +177,57 @@ static void dead_plane_test(struct kunit *test)
 }
 
 /*
+ * id ACK-PORT, ACK-PORT-MOVE: a path's ACKs follow its DATA's port; a
+ * duplicate on an unchanged port moves them to a port of another next
+ * hop, not one the connection's paths fled, and they stay there until
+ * the DATA's port changes.
+ */
+static void ack_port_test(struct kunit *test)
+{
+	static const u16 sports[] = { 10000, 10001, 20001, 10002, 30001 };
+	static const u16 unknown[] = { 50002, 50002, 50001 };
+	struct fake_host *h = host_alloc(test);
+	struct mroce_paths *ps = &h->ps;
+	struct mroce_rxwin rx = {};
+
+	h->sports = sports;
+	h->nsports = ARRAY_SIZE(sports);
+
+	mroce_paths_ack_port(ps, &rx, 10000, false);
+	KUNIT_EXPECT_EQ(test, rx.sport, 10000);
+	KUNIT_EXPECT_EQ(test, rx.data_sport, 10000);
+	mroce_paths_ack_port(ps, &rx, 10000, false);
+	KUNIT_EXPECT_EQ(test, rx.sport, 10000);
+	KUNIT_EXPECT_EQ(test, h->next, 0);
+
+	/* Neither the same port nor its next hop A: B's 20001. */
+	mroce_paths_ack_port(ps, &rx, 10000, true);
+	KUNIT_EXPECT_EQ(test, rx.sport, 20001);
+	mroce_paths_ack_port(ps, &rx, 10000, false);
+	KUNIT_EXPECT_EQ(test, rx.sport, 20001);
+
+	/* Lost again: off B, and not to A, which a path has fled since. */
+	fled(&h->path[0], PLANE_A, PLANE_C, 1000);
+	mroce_paths_ack_port(ps, &rx, 10000, true);
+	KUNIT_EXPECT_EQ(test, rx.sport, 30001);
+
+	/* The sender moved the path: its ACKs follow, duplicate or not. */
+	mroce_paths_ack_port(ps, &rx, 20002, true);
+	KUNIT_EXPECT_EQ(test, rx.sport, 20002);
+	KUNIT_EXPECT_EQ(test, rx.data_sport, 20002);
+
+	/* Ports of no known next hop: any port but the failed one. */
+	h->sports = unknown;
+	h->nsports = ARRAY_SIZE(unknown);
+	h->next = 0;
+	mroce_paths_ack_port(ps, &rx, 50000, false);
+	mroce_paths_ack_port(ps, &rx, 50000, true);
+	KUNIT_EXPECT_EQ(test, rx.sport, 50002);
+	mroce_paths_ack_port(ps, &rx, 50000, true);
+	KUNIT_EXPECT_EQ(test, rx.sport, 50001);
+}
+
+/*
  * id PATH-RETRY: a packet's expiries count against its queue pair's retry
  * count only while the peer is silent (no ACK acknowledged anything since
  * the packet was last sent); with the peer answering, only
@@ -717,6 +768,7 @@ static void congestive_loss_test(struct kunit *test)
 static struct kunit_case mroce_multipath_cases[] = {
 	KUNIT_CASE(reverse_failure_test),
 	KUNIT_CASE(dead_plane_test),
+	KUNIT_CASE(ack_port_test),
 	KUNIT_CASE(initial_window_test),
 	KUNIT_CASE(retry_count_test),
 	KUNIT_CASE(pick_test),
