@@ -29,7 +29,7 @@
 /* Acknowledged packets past a hole before it counts as a loss. */
 #define MROCE_REORDER_PKTS	3U
 /* Tail probes a flight may send before only its RTO is left (id PATH-TLP) */
-#define MROCE_TLP_MAX		2U
+#define MROCE_TLP_MAX		4U
 #define MROCE_HOME_PROBE_US	100000	/* route probe interval of a moved path */
 #define MROCE_HOME_KEEP_US	60000000ULL	/* ... for this long */
 #define MROCE_PORT_CANDIDATES	8	/* random ports tried per choice */

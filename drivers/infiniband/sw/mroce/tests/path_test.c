@@ -1060,7 +1060,9 @@ static void tail_probe_test(struct kunit *test)
 	unsigned int counts[4] = {};
 	u8 sack[32] = {};
 	u32 psns[4], cwnd;
+	unsigned int k;
 	bool probe;
+	u64 t;
 
 	KUNIT_ASSERT_NOT_NULL(test, tp);
 	mroce_txpath_init(tp, 1000, 0);	/* a floor well above the RTT */
@@ -1087,38 +1089,42 @@ static void tail_probe_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 1210, psns, 4, &probe), 0);
 	mroce_txpath_resent(tp, 2, 1210, false);
 
-	/* The probe went unanswered: the second, two RTTs after it. */
-	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 1210 + 200);
-	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 1409, psns, 4, &probe), 0);
-	KUNIT_ASSERT_EQ(test, mroce_txpath_recover(tp, 1410, psns, 4, &probe), 1);
-	KUNIT_EXPECT_TRUE(test, probe);
-	KUNIT_EXPECT_EQ(test, psns[0], 2);
-	mroce_txpath_resent(tp, 2, 1410, false);
-	KUNIT_EXPECT_EQ(test, tp->backoff, 0);
-	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, cwnd);
+	/* Each probe unanswered: the next, two RTTs after it. */
+	for (k = 1, t = 1210; k < MROCE_TLP_MAX; k++) {
+		t += 200;
+		KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), t);
+		KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, t - 1, psns, 4, &probe), 0);
+		KUNIT_ASSERT_EQ(test, mroce_txpath_recover(tp, t, psns, 4, &probe), 1);
+		KUNIT_EXPECT_TRUE(test, probe);
+		KUNIT_EXPECT_EQ(test, psns[0], 2);
+		mroce_txpath_resent(tp, 2, t, false);
+		KUNIT_EXPECT_EQ(test, tp->backoff, 0);
+		KUNIT_EXPECT_EQ(test, tp->cc.cwnd, cwnd);
+	}
+	KUNIT_ASSERT_LT(test, t, 1000 + 1000);
 
-	/* MROCE_TLP_MAX (2) probes: then only the RTO of the oldest, psn 1. */
+	/* MROCE_TLP_MAX probes: then only the RTO of the oldest, psn 1. */
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 1000 + 1000);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 1999, psns, 4, &probe), 0);
 	KUNIT_EXPECT_FALSE(test, probe);
 
 	/* An ACK that acknowledges something re-arms it for the next flight. */
-	mroce_txpath_ack(tp, 1450, 3, sack, 0, count_acked, counts, psns, 4, &res);
+	mroce_txpath_ack(tp, t + 40, 3, sack, 0, count_acked, counts, psns, 4, &res);
 	KUNIT_EXPECT_EQ(test, res.acked, 2);
 	KUNIT_EXPECT_EQ(test, counts[1], 1);
 	KUNIT_EXPECT_EQ(test, counts[2], 1);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 0);
-	mroce_txpath_send(tp, 1500, (void *)3);
+	mroce_txpath_send(tp, t + 90, (void *)3);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp),
-			1500 + 2 * (u64)tp->srtt_us);
+			t + 90 + 2 * (u64)tp->srtt_us);
 
 	/* A new route's flight has its probes, whatever the old one used. */
 	tp->probes = MROCE_TLP_MAX;
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp),
-			1500 + (u64)mroce_txpath_rto(tp));
-	mroce_txpath_new_route(tp, 1600);
+			t + 90 + (u64)mroce_txpath_rto(tp));
+	mroce_txpath_new_route(tp, t + 190);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp),
-			1500 + 2 * (u64)tp->srtt_us);
+			t + 90 + 2 * (u64)tp->srtt_us);
 }
 
 static struct kunit_case mroce_path_cases[] = {
