@@ -124,8 +124,13 @@ int mroce_paths_ack(struct mroce_paths *ps, unsigned int i, u64 now_us,
 	mroce_lossmon_lost(&ps->lossmon, res->lost);
 	res->loss_cuts = paths_epoch(ps, res->acked);
 	if (res->rtt_us) {
-		for (j = 0; j < ps->n; j++)
+		for (j = 0; j < ps->n; j++) {
 			mroce_txpath_seed(&ps->path[j].tx, &path->tx);
+			if (j != i)
+				ps->path[j].tx.others_us =
+					max(ps->path[j].tx.others_us,
+					    path->tx.delivered_us);
+		}
 		if (!ps->base_rtt_us || res->rtt_us <= ps->base_rtt_us ||
 		    now_us - ps->base_rtt_stamp_us > MROCE_MIN_RTT_WIN_US) {
 			ps->base_rtt_us = res->rtt_us;

@@ -428,11 +428,16 @@ static bool rack_scan_done(const struct mroce_txpath *tp,
 /*
  * When the next tail probe is due (PATH-TLP), or 0 once the flight has
  * had all its probes.  The deadline and the probe itself both ask here,
- * so the timer never fires for a probe that will not be sent.
+ * so the timer never fires for a probe that will not be sent.  Probes
+ * beyond MROCE_TLP_QUEUED only while the connection's other paths deliver
+ * what was sent after this path's latest transmission: then its silence
+ * is loss; when they do not, it may be a queue all of them share
+ * (incast), which more probes would only fill.
  */
 static u64 tlp_due(const struct mroce_txpath *tp)
 {
-	if (tp->probes >= MROCE_TLP_MAX)
+	if (tp->probes >= MROCE_TLP_MAX ||
+	    (tp->probes >= MROCE_TLP_QUEUED && tp->others_us <= tp->last_xmit_us))
 		return 0;
 	return tp->last_xmit_us + 2ULL * tp->srtt_us;
 }

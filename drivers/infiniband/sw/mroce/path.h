@@ -126,6 +126,8 @@ struct mroce_txslot {
  * @rack_order: latest transmission (@xmits count) of any acknowledged packet
  * @high_acked: highest sequence acknowledged so far
  * @delivered_us: send time of the newest packet, sent once, acknowledged
+ * @others_us: the latest @delivered_us of the connection's other paths
+ *	(mroce_paths_ack() keeps it)
  * @last_xmit_us: time of the path's latest transmission, new or repeated
  * @probes: tail probes (mroce_txpath_recover()) sent since an ACK last
  *	acknowledged anything, at most MROCE_TLP_MAX
@@ -153,6 +155,7 @@ struct mroce_txpath {
 	u32 rack_order;
 	u32 high_acked;
 	u64 delivered_us;
+	u64 others_us;
 	u64 last_xmit_us;
 	u8 probes;
 	u64 lost;

@@ -1049,9 +1049,10 @@ static void rack_test(struct kunit *test)
 /*
  * PATH-TLP: a flight whose last transmission has drawn no ACK for two
  * smoothed RTTs sends its newest packet again, MROCE_TLP_MAX times until
- * an ACK acknowledges something or the path takes another route, not
- * while a packet found lost waits to go, without backing off or cutting
- * the window.
+ * an ACK acknowledges something or the path takes another route (after
+ * MROCE_TLP_QUEUED of them, only while other paths deliver), not while a
+ * packet found lost waits to go, without backing off or cutting the
+ * window.
  */
 static void tail_probe_test(struct kunit *test)
 {
@@ -1089,8 +1090,20 @@ static void tail_probe_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 1210, psns, 4, &probe), 0);
 	mroce_txpath_resent(tp, 2, 1210, false);
 
-	/* Each probe unanswered: the next, two RTTs after it. */
+	/*
+	 * Each probe unanswered: the next, two RTTs after it; past
+	 * MROCE_TLP_QUEUED, only once other paths delivered a packet sent
+	 * after the latest (a queue they all wait in would not).
+	 */
 	for (k = 1, t = 1210; k < MROCE_TLP_MAX; k++) {
+		if (k == MROCE_TLP_QUEUED) {
+			tp->others_us = t;
+			KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 1000 + 1000);
+			KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, t + 200, psns,
+								   4, &probe), 0);
+		}
+		if (k >= MROCE_TLP_QUEUED)
+			tp->others_us = t + 1;
 		t += 200;
 		KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), t);
 		KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, t - 1, psns, 4, &probe), 0);
