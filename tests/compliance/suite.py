@@ -937,7 +937,7 @@ def ack_port_move(s):
                           va=s.dev.mr.buf, rkey=s.dev.mr.rkey,
                           flags=w.F_ACK_REQ)
         s.p.send(pk, sport=sport)
-        g = s.p.ack_of(path, secs=2)
+        g = s.p.ack_of(path, lambda g: g.pkt.psn == s.p.snd_nxt[path], secs=2)
         s.p.drain()
         return pk, g.sport
 

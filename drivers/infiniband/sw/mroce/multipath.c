@@ -98,8 +98,10 @@ static unsigned int paths_epoch(struct mroce_paths *ps, unsigned int acked)
  * Packets found lost join the path's resend list; their sequences are
  * the last @res->lost entries.  An RTT sample also becomes the RTT
  * estimate of the paths without one of their own (id PATH-RTO-SEED), the
- * receiver's share paces the paths' new packets (id SHARE-PACE), and the
- * ACK may end an epoch whose loss was congestive (id CC-LOSS).
+ * receiver's share paces the paths' new packets (id SHARE-PACE), the
+ * other paths learn what this one delivered (&mroce_txpath.others_us, for
+ * their tail probes, id PATH-TLP), and the ACK may end an epoch whose
+ * loss was congestive (id CC-LOSS).
  *
  * Return: 0, or -EINVAL for an ACK of sequences never sent (ignored).
  */
@@ -123,14 +125,13 @@ int mroce_paths_ack(struct mroce_paths *ps, unsigned int i, u64 now_us,
 		ps->heard_us = now_us;
 	mroce_lossmon_lost(&ps->lossmon, res->lost);
 	res->loss_cuts = paths_epoch(ps, res->acked);
+	for (j = 0; res->acked && j < ps->n; j++)
+		if (j != i)
+			ps->path[j].tx.others_us = max(ps->path[j].tx.others_us,
+						       path->tx.delivered_us);
 	if (res->rtt_us) {
-		for (j = 0; j < ps->n; j++) {
+		for (j = 0; j < ps->n; j++)
 			mroce_txpath_seed(&ps->path[j].tx, &path->tx);
-			if (j != i)
-				ps->path[j].tx.others_us =
-					max(ps->path[j].tx.others_us,
-					    path->tx.delivered_us);
-		}
 		if (!ps->base_rtt_us || res->rtt_us <= ps->base_rtt_us ||
 		    now_us - ps->base_rtt_stamp_us > MROCE_MIN_RTT_WIN_US) {
 			ps->base_rtt_us = res->rtt_us;
@@ -541,6 +542,35 @@ void mroce_paths_choose_port(struct mroce_paths *ps, unsigned int i, u64 dead)
 	path->plane = best_plane;
 }
 
+/*
+ * A port for ACKs that are lost with @cur (and with @data, the DATA's):
+ * of a few random ones, one whose local next hop is neither of theirs
+ * nor one this connection's paths fled; failing that, one of another
+ * next hop though fled; failing that, any other port.
+ */
+static u16 other_ack_port(struct mroce_paths *ps, u16 cur, u16 data)
+{
+	u64 cur_plane = ps->ops->route_plane(ps, cur);
+	u64 data_plane = data == cur ? cur_plane : ps->ops->route_plane(ps, data);
+	u16 sport, other = 0, any = 0;
+	unsigned int k;
+	u64 plane;
+
+	for (k = 0; k < MROCE_PORT_CANDIDATES; k++) {
+		sport = ps->ops->random_sport(ps);
+		if (sport == cur || sport == data)
+			continue;
+		any = any ?: sport;
+		plane = ps->ops->route_plane(ps, sport);
+		if (plane && (plane == cur_plane || plane == data_plane))
+			continue;
+		if (!plane || !mroce_paths_plane_fled(ps, plane))
+			return sport;
+		other = other ?: sport;
+	}
+	return other ?: any ?: cur;
+}
+
 /**
  * mroce_paths_ack_port() - the port a peer's path's ACKs leave with
  * @ps: the connection's paths
@@ -548,41 +578,21 @@ void mroce_paths_choose_port(struct mroce_paths *ps, unsigned int i, u64 dead)
  * @sport: the UDP source port of a DATA packet just received on it
  * @dup: the packet was a duplicate
  *
- * The ACKs follow the DATA's port (id ACK-PORT), so a peer that re-rolls
- * a path moves both directions; a duplicate on an unchanged port says
- * they are not getting back, and they move to another port (id
- * ACK-PORT-MOVE): the sender cannot tell a dead reverse route from a dead
- * forward one, and would re-roll a path whose DATA arrives.  The new
- * port leads to another local next hop than the old one, when the host's
- * routing has several, and not to one this connection's paths fled.
+ * Ids ACK-PORT and ACK-PORT-MOVE.  The move is remembered with the DATA
+ * port it was made for, so that a detour's DATA in between does not undo
+ * it.
  */
 void mroce_paths_ack_port(struct mroce_paths *ps, struct mroce_rxwin *rx,
 			  u16 sport, bool dup)
 {
-	u64 old_plane, plane;
-	u16 any = 0;
-	unsigned int k;
-
 	if (sport != rx->data_sport) {
 		rx->data_sport = sport;
-		rx->sport = sport;
-		return;
+		rx->sport = sport == rx->moved_from ? rx->moved_to : sport;
+	} else if (dup) {
+		rx->sport = other_ack_port(ps, rx->sport, sport);
+		rx->moved_from = sport;
+		rx->moved_to = rx->sport;
 	}
-	if (!dup)
-		return;
-	old_plane = ps->ops->route_plane(ps, rx->sport);
-	for (k = 0; k < MROCE_PORT_CANDIDATES; k++) {
-		sport = ps->ops->random_sport(ps);
-		if (sport == rx->sport)
-			continue;
-		any = sport;
-		plane = ps->ops->route_plane(ps, sport);
-		if (!plane || !old_plane ||
-		    (plane != old_plane && !mroce_paths_plane_fled(ps, plane)))
-			break;
-	}
-	if (any)
-		rx->sport = any;
 }
 
 /* Path @i has a new port: its cached route and base RTT were the old one's. */

@@ -426,13 +426,10 @@ static bool rack_scan_done(const struct mroce_txpath *tp,
 }
 
 /*
- * When the next tail probe is due (PATH-TLP), or 0 once the flight has
- * had all its probes.  The deadline and the probe itself both ask here,
- * so the timer never fires for a probe that will not be sent.  Probes
- * beyond MROCE_TLP_QUEUED only while the connection's other paths deliver
- * what was sent after this path's latest transmission: then its silence
- * is loss; when they do not, it may be a queue all of them share
- * (incast), which more probes would only fill.
+ * When the next tail probe is due (id PATH-TLP; beyond MROCE_TLP_QUEUED
+ * only with the other paths' evidence), or 0 if none is.  The deadline
+ * and the probe itself both ask here, so the timer never fires for a
+ * probe that will not be sent.
  */
 static u64 tlp_due(const struct mroce_txpath *tp)
 {
@@ -672,7 +669,8 @@ u64 mroce_txpath_deadline(const struct mroce_txpath *tp)
  * gone unanswered for two smoothed RTTs sends its newest packet in flight
  * again, to draw an ACK that shows what else was lost (id PATH-TLP): the
  * last packets of a burst have none sent after them to find their loss.
- * A flight has MROCE_TLP_MAX probes until an ACK acknowledges something.
+ * A flight has up to MROCE_TLP_MAX probes until an ACK acknowledges
+ * something (tlp_due()).
  * Neither backs the timer off nor cuts the window: the route delivers,
  * the loss is the fabric's.
  *

@@ -22,9 +22,11 @@
  * @map: bit i set: sequence @cum + 1 + i was received
  * @ce_count: CE-marked DATA packets received, modulo 2^16
  * @unacked: DATA packets recorded since the last ACK was sent
- * @sport: UDP source port the path's ACKs leave with (id ACK-PORT):
- *	@data_sport, or another once a duplicate showed they are lost
+ * @sport: UDP source port the path's ACKs leave with (ids ACK-PORT,
+ *	ACK-PORT-MOVE)
  * @data_sport: UDP source port of the path's latest DATA packet
+ * @moved_from: a DATA port whose ACKs were moved (ACK-PORT-MOVE), or 0
+ * @moved_to: the port they were moved to
  */
 struct mroce_rxwin {
 	u32 cum;
@@ -33,6 +35,8 @@ struct mroce_rxwin {
 	u16 unacked;
 	u16 sport;
 	u16 data_sport;
+	u16 moved_from;
+	u16 moved_to;
 };
 
 enum mroce_rx_verdict {

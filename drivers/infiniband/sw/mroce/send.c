@@ -120,7 +120,7 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 			      path, false);
 	if (!skb)
 		return NULL;
-	/* Back the way the path's data came: the peer steers both ways. */
+	/* Back the way the path's data came, ids ACK-PORT, ACK-PORT-MOVE. */
 	MROCE_CB(skb)->sport = route_sport ?: rx->sport;
 	MROCE_CB(skb)->nocache = route_sport;
 	mroce_rxwin_ack(rx, path, sack, &pkt);

@@ -176,53 +176,72 @@ static void dead_plane_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, mroce_paths_plane_fled(ps, PLANE_A));
 }
 
+/* random_sport() hands out @ports, in turn, from the first. */
+static void draw(struct fake_host *h, const u16 *ports, unsigned int n)
+{
+	h->sports = ports;
+	h->nsports = n;
+	h->next = 0;
+}
+
 /*
- * id ACK-PORT, ACK-PORT-MOVE: a path's ACKs follow its DATA's port; a
- * duplicate on an unchanged port moves them to a port of another next
- * hop, not one the connection's paths fled, and they stay there until
- * the DATA's port changes.
+ * ids ACK-PORT, ACK-PORT-MOVE: a path's ACKs follow its DATA's port; a
+ * duplicate on an unchanged port moves them to a port of a next hop
+ * neither the ACKs' nor the DATA's port leads to, and not one the
+ * connection's paths fled if another will do; the move holds for DATA on
+ * that port, a detour in between or not.
  */
 static void ack_port_test(struct kunit *test)
 {
-	static const u16 sports[] = { 10000, 10001, 20001, 10002, 30001 };
-	static const u16 unknown[] = { 50002, 50002, 50001 };
+	static const u16 b[] = { 10000, 10001, 20001 };
+	static const u16 fled_c[] = { 10002, 20002, 30001, 10003 };
+	static const u16 own[] = { 10000, 30001, 10007, 30002 };
+	static const u16 unknown[] = { 50000, 50001 };
 	struct fake_host *h = host_alloc(test);
 	struct mroce_paths *ps = &h->ps;
 	struct mroce_rxwin rx = {};
 
-	h->sports = sports;
-	h->nsports = ARRAY_SIZE(sports);
-
 	mroce_paths_ack_port(ps, &rx, 10000, false);
 	KUNIT_EXPECT_EQ(test, rx.sport, 10000);
 	KUNIT_EXPECT_EQ(test, rx.data_sport, 10000);
-	mroce_paths_ack_port(ps, &rx, 10000, false);
-	KUNIT_EXPECT_EQ(test, rx.sport, 10000);
 	KUNIT_EXPECT_EQ(test, h->next, 0);
 
-	/* Neither the same port nor its next hop A: B's 20001. */
+	/* Not the same port, nor its next hop A: B's 20001. */
+	draw(h, b, ARRAY_SIZE(b));
 	mroce_paths_ack_port(ps, &rx, 10000, true);
 	KUNIT_EXPECT_EQ(test, rx.sport, 20001);
 	mroce_paths_ack_port(ps, &rx, 10000, false);
 	KUNIT_EXPECT_EQ(test, rx.sport, 20001);
 
-	/* Lost again: off B, and not to A, which a path has fled since. */
-	fled(&h->path[0], PLANE_A, PLANE_C, 1000);
+	/* A detour's DATA, then the path's own again: the move holds. */
+	mroce_paths_ack_port(ps, &rx, 30000, false);
+	KUNIT_EXPECT_EQ(test, rx.sport, 30000);
+	mroce_paths_ack_port(ps, &rx, 10000, false);
+	KUNIT_EXPECT_EQ(test, rx.sport, 20001);
+
+	/*
+	 * Lost again: neither B (the ACKs') nor A (the DATA's); C was fled,
+	 * but no other next hop is offered: C rather than A or B.
+	 */
+	fled(&h->path[0], PLANE_C, PLANE_A, 1000);
+	draw(h, fled_c, ARRAY_SIZE(fled_c));
 	mroce_paths_ack_port(ps, &rx, 10000, true);
 	KUNIT_EXPECT_EQ(test, rx.sport, 30001);
+	KUNIT_EXPECT_EQ(test, h->next, MROCE_PORT_CANDIDATES);
+
+	/* Only their own next hops on offer: any other port. */
+	draw(h, own, ARRAY_SIZE(own));
+	mroce_paths_ack_port(ps, &rx, 10000, true);
+	KUNIT_EXPECT_EQ(test, rx.sport, 10007);
 
 	/* The sender moved the path: its ACKs follow, duplicate or not. */
-	mroce_paths_ack_port(ps, &rx, 20002, true);
-	KUNIT_EXPECT_EQ(test, rx.sport, 20002);
-	KUNIT_EXPECT_EQ(test, rx.data_sport, 20002);
+	mroce_paths_ack_port(ps, &rx, 20009, true);
+	KUNIT_EXPECT_EQ(test, rx.sport, 20009);
+	KUNIT_EXPECT_EQ(test, rx.data_sport, 20009);
 
-	/* Ports of no known next hop: any port but the failed one. */
-	h->sports = unknown;
-	h->nsports = ARRAY_SIZE(unknown);
-	h->next = 0;
+	/* Ports of no known next hop: the first other port. */
+	draw(h, unknown, ARRAY_SIZE(unknown));
 	mroce_paths_ack_port(ps, &rx, 50000, false);
-	mroce_paths_ack_port(ps, &rx, 50000, true);
-	KUNIT_EXPECT_EQ(test, rx.sport, 50002);
 	mroce_paths_ack_port(ps, &rx, 50000, true);
 	KUNIT_EXPECT_EQ(test, rx.sport, 50001);
 }
@@ -547,6 +566,10 @@ static void rto_seed_test(struct kunit *test)
 	mroce_txpath_send(&h->path[1].tx, 1000, NULL);
 	KUNIT_ASSERT_EQ(test, ack(h, 1, 1050, 1, 0, &res), 0);
 	KUNIT_EXPECT_EQ(test, res.rtt_us, 50);
+	/* What path 1 delivered is the others' evidence (PATH-TLP), not its. */
+	KUNIT_EXPECT_EQ(test, h->path[0].tx.others_us, 1000);
+	KUNIT_EXPECT_EQ(test, h->path[3].tx.others_us, 1000);
+	KUNIT_EXPECT_EQ(test, h->path[1].tx.others_us, 0);
 	/* 50 + 4 * 25, above the floor of 100 */
 	KUNIT_EXPECT_EQ(test, h->path[1].tx.rto_us, 150);
 	for (i = 0; i < NPATHS; i++) {
@@ -561,6 +584,8 @@ static void rto_seed_test(struct kunit *test)
 	/* Path 2's own sample: 300 + 4 * 150. */
 	mroce_txpath_send(&h->path[2].tx, 3000, NULL);
 	KUNIT_ASSERT_EQ(test, ack(h, 2, 3300, 1, 0, &res), 0);
+	KUNIT_EXPECT_EQ(test, h->path[1].tx.others_us, 3000);
+	KUNIT_EXPECT_EQ(test, h->path[2].tx.others_us, 1000);
 	KUNIT_EXPECT_EQ(test, h->path[2].tx.rto_us, 900);
 	KUNIT_EXPECT_EQ(test, h->path[0].tx.rto_us, 900);
 	KUNIT_EXPECT_EQ(test, h->path[3].tx.rto_us, 900);

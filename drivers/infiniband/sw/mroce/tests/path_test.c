@@ -1115,6 +1115,9 @@ static void tail_probe_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, tp->cc.cwnd, cwnd);
 	}
 	KUNIT_ASSERT_LT(test, t, 1000 + 1000);
+	/* PATH-TLP's numbers: two probes, four with the evidence. */
+	KUNIT_EXPECT_EQ(test, tp->probes, 4);
+	KUNIT_EXPECT_EQ(test, MROCE_TLP_QUEUED, 2U);
 
 	/* MROCE_TLP_MAX probes: then only the RTO of the oldest, psn 1. */
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 1000 + 1000);
