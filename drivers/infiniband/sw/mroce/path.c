@@ -470,7 +470,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 {
 	u64 newest_once = 0, late = 0;
 	struct mroce_cc_ack cca;
-	bool own_route = false;
+	bool own_route = false, timed_out = false;
 	u16 ce;
 	u32 psn;
 
@@ -517,6 +517,9 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 			res->spurious++;
 			late = max(late, now_us - slot->first_us);
 			own_route = true;
+		} else if (slot->expiries && !slot->detour &&
+			   slot->first_us >= tp->route_us) {
+			timed_out = true;
 		}
 		if (!slot->detour)
 			own_route = true;
@@ -542,6 +545,12 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		 * off further, so a dead route is found again within two RTOs.
 		 */
 		if (own_route) {
+			/*
+			 * Karn: with no sample to set it, the RTO keeps the
+			 * episode's doubling (id PATH-RTO-KARN).
+			 */
+			if (timed_out && !newest_once && !res->spurious)
+				tp->rto_us = mroce_txpath_rto(tp);
 			tp->backoff = 0;
 			tp->dead = false;
 		} else {

@@ -554,6 +554,49 @@ static void spurious_timeout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tp->srtt_us, srtt);
 }
 
+/*
+ * PATH-RTO-KARN: a first RTO shorter than the round trip (RTT-HELLO's,
+ * from an answer that met no queue).  Each packet times out before its
+ * ACK, which then gives no sample; the RTO must keep the doubling, or it
+ * never learns the round trip.
+ */
+static void karn_rto_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = new_txpath(test);
+	struct mroce_ack_result res;
+	unsigned int counts[1] = {};
+	u8 sack[32] = {};
+	u32 lost[1], psn[1];
+
+	tp->rto_us = 300;	/* as mroce_paths_hello_rto() sets it */
+
+	/* Sent at 0, resent at its expiry, acknowledged at the RTT, 500. */
+	mroce_txpath_send(tp, 0, NULL);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 300, 0, psn, 1), 1);
+	mroce_txpath_resent(tp, psn[0], 300, false);
+	mroce_txpath_ack(tp, 500, 1, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.rtt_us, 0);
+	KUNIT_EXPECT_EQ(test, tp->backoff, 0);
+	KUNIT_EXPECT_EQ(test, tp->rto_us, 600);
+
+	/* The next one is acknowledged before its RTO: a sample at last. */
+	mroce_txpath_send(tp, 1000, NULL);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_timeout(tp, 1500, 0, psn, 1), 0);
+	mroce_txpath_ack(tp, 1500, 2, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, tp->srtt_us, 500);
+
+	/* A timeout the ACK of a packet sent once follows: the sample rules. */
+	mroce_txpath_send(tp, 10000, NULL);
+	mroce_txpath_send(tp, 10000 + mroce_txpath_rto(tp), NULL);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 10000 + mroce_txpath_rto(tp),
+						   0, psn, 1), 1);
+	mroce_txpath_resent(tp, psn[0], 10000 + tp->rto_us, false);
+	mroce_txpath_ack(tp, 10000 + tp->rto_us + 500, 4, sack, 0, count_acked,
+			 counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.rtt_us, 500);
+	KUNIT_EXPECT_EQ(test, tp->rto_us, 500 + 4 * tp->rttvar_us);
+}
+
 static void ecn_decrease_once_per_window_test(struct kunit *test)
 {
 	struct mroce_txpath *tp = new_txpath(test);
@@ -1161,6 +1204,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(silent_peer_test),
 	KUNIT_CASE(dead_route_evidence_test),
 	KUNIT_CASE(spurious_timeout_test),
+	KUNIT_CASE(karn_rto_test),
 	KUNIT_CASE(ecn_decrease_once_per_window_test),
 	KUNIT_CASE(ecn_proportional_test),
 	KUNIT_CASE(delay_marks_test),
