@@ -501,25 +501,29 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 			newest_once = max(newest_once, slot->xmit_us);
 			if (mroce_seq_before(tp->rack_order, slot->order))
 				tp->rack_order = slot->order;
-		} else if (slot->expiries && !slot->detour && tp->srtt_us &&
-			   !tp->seeded &&
-			   now_us - slot->xmit_us < tp->srtt_us / 2 &&
-			   slot->first_us >= tp->route_us) {
-			/*
-			 * Acknowledged sooner after its timeout resend than any
-			 * resend could be: the first transmission got through,
-			 * only late.  Its whole delay is what the RTO missed.
-			 * Not for a resend that took another route, which may be
-			 * that much faster, nor for a packet first sent on a
-			 * route the path has left since: then the resend is what
-			 * got through, and the delay was the failure's.
-			 */
-			res->spurious++;
-			late = max(late, now_us - slot->first_us);
-			own_route = true;
 		} else if (slot->expiries && !slot->detour &&
 			   slot->first_us >= tp->route_us) {
-			timed_out = true;
+			/*
+			 * Resent after an expiry on the path's own route.  Not
+			 * a resend that took another route, which may be that
+			 * much faster, nor a packet first sent on a route the
+			 * path has left since: then the resend is what got
+			 * through, and the delay was the failure's.
+			 */
+			if (tp->srtt_us && !tp->seeded &&
+			    now_us - slot->xmit_us < tp->srtt_us / 2) {
+				/*
+				 * Acknowledged sooner after the resend than any
+				 * resend could be: the first transmission got
+				 * through, only late.  Its whole delay is what
+				 * the RTO missed.
+				 */
+				res->spurious++;
+				late = max(late, now_us - slot->first_us);
+				own_route = true;
+			} else {
+				timed_out = true;
+			}
 		}
 		if (!slot->detour)
 			own_route = true;

@@ -585,7 +585,7 @@ static void karn_rto_test(struct kunit *test)
 	mroce_txpath_ack(tp, 1500, 2, sack, 0, count_acked, counts, lost, 1, &res);
 	KUNIT_EXPECT_EQ(test, tp->srtt_us, 500);
 
-	/* A timeout the ACK of a packet sent once follows: the sample rules. */
+	/* An ACK that also covers a packet sent once: its sample sets the RTO. */
 	mroce_txpath_send(tp, 10000, NULL);
 	mroce_txpath_send(tp, 10000 + mroce_txpath_rto(tp), NULL);
 	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 10000 + mroce_txpath_rto(tp),
