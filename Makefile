@@ -9,6 +9,8 @@
 #                from the spec against a live device, a line per spec id
 #   make fuzz    MROCE_FUZZ_PACKETS (default 1,000,000) mutated packets at a
 #                live device beside verified traffic (100,000 in make check)
+#   make check-kernels  the VM suites on the other supported kernels (6.12;
+#                make check runs their core there)
 #   make debug-kernel   build Debian's 6.1 with KASAN, lockdep, kmemleak, ...
 #   make check-debug    the VM suites on that kernel; any kernel report fails
 #   make soak    two VMs, mroce-verify under impairments, flaps and restarts
@@ -23,7 +25,7 @@
 # The module builds out of tree in build/kmod/KVER (scripts/build-module);
 # the kbuild entry point is the Kbuild file beside this one.
 
-.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs check-compliance fuzz debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-ucx bench-lat bench-qps bench-paths bench-incast bench-profile sim sim-build sim-check clean
+.PHONY: all module provider verify deps lint kunit vm-test check check-pyverbs check-compliance check-kernels fuzz debug-kernel check-debug soak demo install uninstall dkms-install dkms-uninstall dkms-check vm-shell bench-loss bench-ucx bench-lat bench-qps bench-paths bench-incast bench-profile sim sim-build sim-check clean
 
 all: module provider verify
 
@@ -57,6 +59,9 @@ check-pyverbs: all
 
 check-compliance: all
 	scripts/vm-tests compliance
+
+check-kernels: all
+	scripts/check-kernels
 
 fuzz: all
 	scripts/vm-tests fuzz

@@ -6,7 +6,8 @@
 # network namespace at the other end.  Then the device must go away and
 # the module unload cleanly, and the kernel log must hold no report.
 #
-#   scripts/vm-tests fuzz-short          (100,000 packets, in make check)
+#   scripts/vm-tests fuzz-short          (100,000 packets, in make check;
+#                                         a quarter on the debug kernel)
 #   make fuzz                            (MROCE_FUZZ_PACKETS, 1,000,000)
 #
 # Environment (optional):
