@@ -93,9 +93,12 @@ static struct sk_buff *rx_hello(struct mroce_conn *conn,
 }
 
 /*
- * A due ACK is left to the send pass, which the softirq's packets reach
- * only after they have all been processed: one ACK per path then covers
- * every packet that arrived together, not every second one.
+ * A packet with ACK_REQ, the tail of what its sender had to send on the
+ * path, is acknowledged at once: its sender waits for that ACK, and no
+ * later packet of the path is on its way to share it.  Any other ACK due
+ * is left to the send pass, which the softirq's packets reach only after
+ * they have all been processed: one ACK per path then covers every
+ * packet that arrived together, not every second one.
  */
 static struct sk_buff *rx_data(struct mroce_conn *conn,
 			       const struct mroce_pkt *pkt,
@@ -127,15 +130,22 @@ static struct sk_buff *rx_data(struct mroce_conn *conn,
 	if (!s || !mroce_stream_rx(s, pkt, payload))
 		mroce_count(conn->mdev, MROCE_CNT_STREAM_DROPS, 1);
 
+	if (pkt->flags & MROCE_F_ACK_REQ) {
+		struct sk_buff *ack = mroce_build_ack(conn, pkt->path, NULL, 0);
+
+		if (ack)
+			return ack;
+	}
 	if (due || !list_empty(&conn->ack_streams))
 		__set_bit(pkt->path, conn->ack_due);
 	return NULL;
 }
 
-static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt,
+/* Return: true if the ACK's path still has packets out or to resend. */
+static bool rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt,
 		   u16 sport)
 {
-	struct mroce_path *path;
+	struct mroce_path *path = NULL;
 	struct mroce_ack_result res;
 	u64 now = mroce_now_us();
 	unsigned int i;
@@ -172,6 +182,7 @@ static void rx_ack(struct mroce_conn *conn, const struct mroce_pkt *pkt,
 		if (s)
 			mroce_stream_progress(s, &rec, now);
 	}
+	return path && (mroce_txpath_inflight(&path->tx) || path->nresend);
 }
 
 static int mroce_rx(struct net *net, struct sk_buff *skb,
@@ -182,7 +193,7 @@ static int mroce_rx(struct net *net, struct sk_buff *skb,
 	struct mroce_conn *conn;
 	struct mroce_dev *mdev;
 	struct mroce_pkt pkt;
-	bool kick;
+	bool kick, out = false;
 
 	rcu_read_lock();
 	mdev = mroce_dev_by_addr(net, laddr);
@@ -223,15 +234,24 @@ static int mroce_rx(struct net *net, struct sk_buff *skb,
 	} else if (pkt.type == MROCE_PKT_DATA) {
 		reply = rx_data(conn, &pkt, skb->data + pkt.hdr_len, ce, sport);
 	} else if (pkt.type == MROCE_PKT_ACK) {
-		rx_ack(conn, &pkt, sport);
+		out = rx_ack(conn, &pkt, sport);
 	} else if (pkt.type == MROCE_PKT_PROBE) {
 		reply = mroce_build_ack(conn, pkt.path,
 					mroce_stream_lookup(conn, pkt.probe_qpn),
 					pkt.flags & MROCE_F_ROUTE ? sport : 0);
 	}
-	/* ACKs open windows; requests owe responses and ACKs. */
-	kick = pkt.type != MROCE_PKT_DATA || !list_empty(&conn->tx_streams) ||
+	/*
+	 * A pass sends what is owed (requests and responses, which an ACK
+	 * may let go, ACKs, resends) and arms the timer for packets still
+	 * out.  An ACK that leaves its path none owes no pass, only the
+	 * timer's new deadline: the round trip of a small ping-pong then
+	 * wakes no send work.
+	 */
+	kick = out || (pkt.type != MROCE_PKT_DATA && pkt.type != MROCE_PKT_ACK) ||
+	       !list_empty(&conn->tx_streams) ||
 	       !bitmap_empty(conn->ack_due, MROCE_MAX_PATHS);
+	if (!kick && pkt.type == MROCE_PKT_ACK)
+		mroce_conn_rearm(conn);
 	spin_unlock(&conn->lock);
 
 	if (kick)

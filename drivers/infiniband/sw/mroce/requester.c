@@ -136,6 +136,19 @@ static void stream_wait_from(struct mroce_stream *s, u64 now_us)
 	mroce_stream_due(s, now_us + stream_probe_us(s));
 }
 
+/*
+ * Completions and the peer's progress let requests go that waited for
+ * them (the message window, a fence, the read limit, room in the table
+ * for those still in the ring).  A stream with no such request has
+ * nothing to send: its doorbell brings it back.
+ */
+static void stream_want_tx_if_pending(struct mroce_stream *s)
+{
+	if (s->sq_seg != s->sq_fetch ||
+	    mroce_ring_producer(s->qp->sq) != s->sq_fetch)
+		mroce_stream_want_tx(s);
+}
+
 /**
  * mroce_req_complete() - complete the send requests that are done
  * @s: the stream
@@ -175,11 +188,10 @@ void mroce_req_complete(struct mroce_stream *s)
 			err = w->status;
 		s->sq_done++;
 		mroce_ring_consumed(qp->sq, s->sq_done);
-		/* Room in the queue, or fences and read limits lifted. */
-		mroce_stream_want_tx(s);
 	}
 	if (mroce_seq_before(s->sq_seg, s->sq_done))
 		s->sq_seg = s->sq_done;
+	stream_want_tx_if_pending(s);
 	/* The progress probe measures from the last completion. */
 	if (s->sq_done == s->sq_fetch)
 		s->wait_since_us = 0;
@@ -693,7 +705,7 @@ void mroce_stream_progress(struct mroce_stream *s,
 			if (w->state == MROCE_SWQE_SENT && !op_is_rd_atomic(w->wqe.opcode))
 				w->state = MROCE_SWQE_DONE;
 		}
-		mroce_stream_want_tx(s);
+		stream_want_tx_if_pending(s);
 	}
 
 	mroce_req_complete(s);

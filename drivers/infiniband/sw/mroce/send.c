@@ -780,6 +780,19 @@ static void tx_arm(struct mroce_conn *conn, u64 now)
 		      HRTIMER_MODE_REL_SOFT);
 }
 
+/**
+ * mroce_conn_rearm() - arm the connection's timer for what is due
+ * @conn: the connection, locked
+ *
+ * For an ACK that owes no send pass: the timer armed for the packets it
+ * acknowledged would otherwise wake an empty one.
+ */
+void mroce_conn_rearm(struct mroce_conn *conn)
+{
+	lockdep_assert_held(&conn->lock);
+	tx_arm(conn, mroce_now_us());
+}
+
 /* One send pass: what is due, then new packets, up to the budget. */
 static void tx_pass(struct mroce_conn *conn)
 {

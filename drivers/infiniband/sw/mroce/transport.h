@@ -308,6 +308,7 @@ struct mroce_conn *mroce_conn_lookup_rcu(struct mroce_dev *mdev,
 void mroce_conn_put(struct mroce_conn *conn);
 void mroce_conn_kick(struct mroce_conn *conn);
 void mroce_conn_send(struct mroce_conn *conn);
+void mroce_conn_rearm(struct mroce_conn *conn);
 void mroce_path_reroll(struct mroce_conn *conn, unsigned int i, u64 now);
 void mroce_path_return(struct mroce_conn *conn, unsigned int i, u64 now);
 void mroce_conn_spread(struct mroce_conn *conn);

@@ -400,6 +400,42 @@ static void write_cut_and_completed_test(struct kunit *test)
 	fixture_exit(&f);
 }
 
+/*
+ * The peer's progress lists the stream for a send pass only when a
+ * request waits to go: otherwise a pass would find nothing.
+ */
+static void progress_lists_only_pending_test(struct kunit *test)
+{
+	struct mroce_seg *seg;
+	struct fixture f;
+
+	fixture_init(test, &f);
+	post_send(&f, IB_WR_RDMA_WRITE, 0, 100, 90);
+	seg = cut(&f, 1000);
+	KUNIT_ASSERT_NOT_NULL(test, seg);
+	KUNIT_EXPECT_NULL(test, cut(&f, 1000));
+	progress(&f, 1, MROCE_NAK_NONE, 0, 0, 1100);
+	KUNIT_EXPECT_EQ(test, cqes(&f), 1);
+	KUNIT_EXPECT_TRUE(test, list_empty(&f.s->tx_node));
+	mroce_stream_seg_acked(seg, NULL);
+
+	/* Posted while the first was out: the ring holds one not fetched. */
+	post_send(&f, IB_WR_RDMA_WRITE, 0, 100, 91);
+	seg = cut(&f, 1200);
+	KUNIT_ASSERT_NOT_NULL(test, seg);
+	post_send(&f, IB_WR_RDMA_WRITE, 1, 100, 92);
+	progress(&f, 2, MROCE_NAK_NONE, 0, 0, 1300);
+	KUNIT_EXPECT_EQ(test, cqes(&f), 2);
+	KUNIT_EXPECT_FALSE(test, list_empty(&f.s->tx_node));
+	mroce_stream_seg_acked(seg, NULL);
+	seg = cut(&f, 1400);
+	KUNIT_ASSERT_NOT_NULL(test, seg);
+	KUNIT_EXPECT_EQ(test, seg->hdr.msn, 2);
+	mroce_stream_seg_acked(seg, NULL);
+	list_del_init(&f.s->tx_node);
+	fixture_exit(&f);
+}
+
 static void read_response_completes_in_order_test(struct kunit *test)
 {
 	struct mroce_seg *rd, *snd;
@@ -528,6 +564,7 @@ static struct kunit_case mroce_stream_cases[] = {
 	KUNIT_CASE(send_longer_than_receive_test),
 	KUNIT_CASE(bad_rkey_writes_nothing_test),
 	KUNIT_CASE(write_cut_and_completed_test),
+	KUNIT_CASE(progress_lists_only_pending_test),
 	KUNIT_CASE(read_response_completes_in_order_test),
 	KUNIT_CASE(rnr_retry_then_exceeded_test),
 	KUNIT_CASE(nak_fails_and_flushes_test),
