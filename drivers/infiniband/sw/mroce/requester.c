@@ -705,9 +705,9 @@ void mroce_stream_progress(struct mroce_stream *s,
 			if (w->state == MROCE_SWQE_SENT && !op_is_rd_atomic(w->wqe.opcode))
 				w->state = MROCE_SWQE_DONE;
 		}
-		stream_want_tx_if_pending(s);
 	}
 
+	/* Lists the stream too if the progress lets a request go. */
 	mroce_req_complete(s);
 }
 
