@@ -926,7 +926,7 @@ def probes(s):
 
 @spec('ACK-PORT-MOVE')
 def ack_port_move(s):
-    """a duplicate on an unchanged port moves the path's ACKs to another"""
+    """a duplicate, on the path's port or a detour's, moves that port's ACKs"""
     qp, q = s.pair()
     path = 1
 
@@ -949,9 +949,14 @@ def ack_port_move(s):
     _, port = write(52222)
     check(port == moved, 'ACK from port %d after the move to %d: DATA on the '
           'old port brought it back' % (port, moved))
-    _, port = write(53333)
+    pk, port = write(53333)
     check(port == 53333, 'ACK from port %d, DATA came from a new port 53333'
           % port)
+    _, moved = write(54444, pk)
+    check(moved != 54444 and 49152 <= moved <= 65535,
+          'ACK of a duplicate on a new port (a detour) from port %d' % moved)
+    _, port = write(54444)
+    check(port == moved, 'ACK from port %d after the move to %d' % (port, moved))
 
 
 @spec('ACK-CE')

@@ -375,7 +375,7 @@ static void tx_resends(struct sim_conn *c, u64 now)
 
 			if (slot->state != MROCE_SLOT_LOST)
 				continue;	/* acknowledged meanwhile */
-			route = slot->expiries ? mroce_paths_detour(&c->paths, i) : i;
+			route = mroce_paths_resend_route(&c->paths, i, slot);
 			queue_data(c, i, c->path[route].sport, slot->ctx, psn);
 			mroce_paths_resent(&c->paths, i, psn, now, route);
 			c->ep->st.retransmits++;

@@ -43,6 +43,7 @@ typedef uint64_t __be64;
 #define U64_MAX		((u64)~0ULL)
 
 #define BIT(n)		(1UL << (n))
+#define BIT_ULL(n)	(1ULL << (n))
 #define container_of(ptr, type, member)					\
 	((type *)((char *)(ptr) - offsetof(type, member)))
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

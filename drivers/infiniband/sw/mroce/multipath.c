@@ -321,10 +321,27 @@ void mroce_hello_heard(struct mroce_hello *h, struct mroce_paths *ps,
  * mroce_paths_pass() - a send pass begins
  * @ps: the paths
  * @now_us: current time
+ *
+ * Refills the share's credit and finds the paths held back from new
+ * packets (&mroce_paths.held) for the pass.
  */
 void mroce_paths_pass(struct mroce_paths *ps, u64 now_us)
 {
+	bool fled = false;
+	unsigned int i;
+
 	mroce_pacer_refill(&ps->pacer, now_us);
+	ps->held = 0;
+	for (i = 0; i < ps->n; i++) {
+		if (mroce_txpath_silent(&ps->path[i].tx, now_us))
+			ps->held |= BIT_ULL(i);
+		if (ps->path[i].home_sport)
+			fled = true;
+	}
+	for (i = 0; fled && i < ps->n; i++)
+		if (ps->path[i].plane &&
+		    mroce_paths_plane_fled(ps, ps->path[i].plane))
+			ps->held |= BIT_ULL(i);
 }
 
 /**
@@ -333,7 +350,8 @@ void mroce_paths_pass(struct mroce_paths *ps, u64 now_us)
  *
  * The one with the most room; equal ones take turns.  A path that timed
  * out twice in a row (its route dead, or the peer silent) only carries
- * its own resends, and one whose device is full (&mroce_paths_ops.
+ * its own resends, one held (&mroce_paths.held) a new packet only when
+ * it has none out, and one whose device is full (&mroce_paths_ops.
  * egress_room) none for now.  None while the receiver's share holds new
  * packets back (id SHARE-PACE).
  *
@@ -351,6 +369,8 @@ int mroce_paths_pick(struct mroce_paths *ps)
 		const struct mroce_txpath *tx = &ps->path[p].tx;
 		unsigned int room = mroce_txpath_room(tx);
 
+		if ((ps->held & BIT_ULL(p)) && mroce_txpath_inflight(tx))
+			continue;
 		if (tx->backoff >= 2 || room <= best_room ||
 		    (ps->ops->egress_room && !ps->ops->egress_room(ps, p)))
 			continue;
@@ -391,27 +411,59 @@ void mroce_paths_resent(struct mroce_paths *ps, unsigned int i, u32 psn,
 	mroce_txpath_resent(&ps->path[i].tx, psn, now_us, route != i);
 }
 
-/**
- * mroce_paths_detour() - the route for a resend after its path's timeout
- * @ps: the paths
- * @self: the packet's own path
- *
- * That of another path which delivers (no timeout pending, an RTT
- * sample of its own, not a seed), the candidates taking turns.
- *
- * Return: the path whose port the packet travels with; @self if none.
+/*
+ * The route for a resend that avoids its path's own: that of another
+ * path which delivers (no timeout pending, an RTT sample of its own, not
+ * a seed), the candidates taking turns.  Preferred: one that has had a
+ * packet sent at or after @sent_us acknowledged, then one on another
+ * local next hop than @self's.  A route that failed with @self's (its
+ * plane) need not have a timeout of its own yet, and would lose the
+ * packet again.
  */
-unsigned int mroce_paths_detour(struct mroce_paths *ps, unsigned int self)
+static unsigned int detour(struct mroce_paths *ps, unsigned int self,
+			   u64 sent_us)
 {
-	unsigned int i, p;
+	unsigned int i, p, score, best = self, best_score = 0;
+	const struct mroce_path *path;
 
 	for (i = 0; i < ps->n; i++) {
-		p = ps->detour_rr++ % ps->n;
-		if (p != self && !ps->path[p].tx.backoff &&
-		    ps->path[p].tx.srtt_us && !ps->path[p].tx.seeded)
-			return p;
+		p = (ps->detour_rr + i) % ps->n;
+		path = &ps->path[p];
+		if (p == self || path->tx.backoff || !path->tx.srtt_us ||
+		    path->tx.seeded)
+			continue;
+		score = 1 + 2 * (path->tx.delivered_us >= sent_us) +
+			(!path->plane || path->plane != ps->path[self].plane);
+		if (score > best_score) {
+			best = p;
+			best_score = score;
+		}
 	}
-	return self;
+	if (best != self)
+		ps->detour_rr = best + 1;
+	return best;
+}
+
+/**
+ * mroce_paths_resend_route() - the route for a resend of path @i
+ * @ps: the paths
+ * @i: the packet's path
+ * @slot: the packet, found lost
+ *
+ * A packet lost to a SACK gap or the time rule was lost on a route that
+ * delivers, and goes again by its own; one whose timer expired may have
+ * been lost to a dead one, and a tail probe may ask whether another
+ * route delivers (Documentation/wire-protocol.rst, "Paths", id
+ * PATH-TLP): they are detoured.
+ *
+ * Return: the path whose port the packet travels with; @i if none.
+ */
+unsigned int mroce_paths_resend_route(struct mroce_paths *ps, unsigned int i,
+				      const struct mroce_txslot *slot)
+{
+	if (!slot->expiries && !slot->reroute)
+		return i;
+	return detour(ps, i, slot->xmit_us);
 }
 
 /**
@@ -585,13 +637,14 @@ static u16 other_ack_port(struct mroce_paths *ps, u16 cur, u16 data)
 void mroce_paths_ack_port(struct mroce_paths *ps, struct mroce_rxwin *rx,
 			  u16 sport, bool dup)
 {
-	if (sport != rx->data_sport) {
-		rx->data_sport = sport;
-		rx->sport = sport == rx->moved_from ? rx->moved_to : sport;
-	} else if (dup) {
+	if (dup) {
 		rx->sport = other_ack_port(ps, rx->sport, sport);
+		rx->data_sport = sport;
 		rx->moved_from = sport;
 		rx->moved_to = rx->sport;
+	} else if (sport != rx->data_sport) {
+		rx->data_sport = sport;
+		rx->sport = sport == rx->moved_from ? rx->moved_to : sport;
 	}
 }
 

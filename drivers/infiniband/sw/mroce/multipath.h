@@ -87,6 +87,10 @@ struct mroce_paths_ops {
  * @loss_cc: congestive loss cuts the paths' windows (id CC-LOSS)
  * @heard_us: arrival of the latest ACK that acknowledged a packet; an
  *	expiry of a packet sent since is silent (id PATH-RETRY)
+ * @held: paths that take a new packet only when they have none out, as
+ *	of the send pass's start: silent ones (id PATH-SILENT), and those on
+ *	a next hop another path fled that nothing has proven since
+ *	(mroce_paths_plane_fled())
  */
 struct mroce_paths {
 	struct mroce_path *path;
@@ -101,6 +105,7 @@ struct mroce_paths {
 	struct mroce_lossmon lossmon;
 	bool loss_cc;
 	u64 heard_us;
+	u64 held;
 };
 
 /**
@@ -158,7 +163,8 @@ u32 mroce_paths_send(struct mroce_paths *ps, unsigned int i, u64 now_us,
 		     void *ctx);
 void mroce_paths_resent(struct mroce_paths *ps, unsigned int i, u32 psn,
 			u64 now_us, unsigned int route);
-unsigned int mroce_paths_detour(struct mroce_paths *ps, unsigned int self);
+unsigned int mroce_paths_resend_route(struct mroce_paths *ps, unsigned int i,
+				      const struct mroce_txslot *slot);
 u64 mroce_paths_delivered(const struct mroce_paths *ps);
 bool mroce_paths_silent(const struct mroce_paths *ps);
 bool mroce_paths_plane_fled(const struct mroce_paths *ps, u64 plane);

@@ -252,6 +252,8 @@ void mroce_txpath_new_route(struct mroce_txpath *tp, u64 now_us)
 	mroce_cc_on_new_route(&tp->cc);
 	tp->route_us = now_us;
 	tp->probes = 0;	/* the old route's probes say nothing of this one */
+	tp->failed = false;
+	tp->progress_us = now_us;
 }
 
 /**
@@ -267,6 +269,7 @@ void mroce_txpath_route_back(struct mroce_txpath *tp, u32 cwnd)
 {
 	tp->backoff = 0;
 	tp->dead = false;
+	tp->failed = false;
 	tp->probes = 0;
 	mroce_cc_on_route_back(&tp->cc, cwnd);
 }
@@ -308,6 +311,8 @@ u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx)
 	u32 psn = tp->nxt++;
 	struct mroce_txslot *slot = mroce_txpath_slot(tp, psn);
 
+	if (psn == tp->una)
+		tp->progress_us = now_us;
 	slot->ctx = ctx;
 	slot->xmit_us = now_us;
 	slot->first_us = now_us;
@@ -317,6 +322,7 @@ u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx)
 	slot->expiries = 0;
 	slot->silent = 0;
 	slot->detour = false;
+	slot->reroute = false;
 	tp->last_xmit_us = now_us;
 	return psn;
 }
@@ -339,6 +345,7 @@ void mroce_txpath_resent(struct mroce_txpath *tp, u32 psn, u64 now_us,
 	slot->xmit_us = now_us;
 	slot->order = ++tp->xmits;
 	slot->detour = detour;
+	slot->reroute = false;
 	if (slot->sends < U8_MAX)
 		slot->sends++;
 	tp->last_xmit_us = now_us;
@@ -426,17 +433,78 @@ static bool rack_scan_done(const struct mroce_txpath *tp,
 }
 
 /*
- * When the next tail probe is due (id PATH-TLP; beyond MROCE_TLP_QUEUED
- * only with the other paths' evidence), or 0 if none is.  The deadline
- * and the probe itself both ask here, so the timer never fires for a
- * probe that will not be sent.
+ * The tail probes the flight may have (id PATH-TLP): beyond
+ * MROCE_TLP_QUEUED only with the other paths' evidence that the network
+ * delivers.
+ */
+static unsigned int tlp_max(const struct mroce_txpath *tp)
+{
+	return tp->others_us > tp->last_xmit_us ? MROCE_TLP_MAX : MROCE_TLP_QUEUED;
+}
+
+/*
+ * Since when the path may be silent: its latest sign of life, if another
+ * path has delivered a packet sent after it (the network delivers), or
+ * else never.
+ */
+static u64 silent_since(const struct mroce_txpath *tp)
+{
+	return tp->others_us > tp->progress_us ? tp->progress_us : U64_MAX;
+}
+
+/**
+ * mroce_txpath_silent() - whether the path hears nothing back
+ * @tp: the path
+ * @now_us: current time
+ *
+ * Id PATH-SILENT: it has packets out and has had no sign of life for two
+ * smoothed RTTs, while another path delivered a packet sent after the
+ * latest.  A path that keeps sending into a dead route would otherwise
+ * lose a whole window before its timer says so.
+ *
+ * Return: true if it is silent.
+ */
+bool mroce_txpath_silent(const struct mroce_txpath *tp, u64 now_us)
+{
+	u64 since = silent_since(tp);
+
+	return tp->srtt_us && tp->una != tp->nxt && since != U64_MAX &&
+	       now_us >= since + 2ULL * tp->srtt_us;
+}
+
+/*
+ * When the next tail probe is due, or 0 if none is: two smoothed RTTs
+ * after the path's latest transmission, or after it fell silent if that
+ * is earlier.  The deadline and the probe itself both ask here, so the
+ * timer never fires for a probe that will not be sent.
  */
 static u64 tlp_due(const struct mroce_txpath *tp)
 {
-	if (tp->probes >= MROCE_TLP_MAX ||
-	    (tp->probes >= MROCE_TLP_QUEUED && tp->others_us <= tp->last_xmit_us))
+	if (tp->probes >= tlp_max(tp))
 		return 0;
-	return tp->last_xmit_us + 2ULL * tp->srtt_us;
+	return min(tp->last_xmit_us, silent_since(tp)) + 2ULL * tp->srtt_us;
+}
+
+/*
+ * Is the route dead, now that a detoured packet sent at @detour_us got
+ * through (id PATH-DEAD-DETOUR)?  It is if a packet the path sent on its
+ * current port more than its smoothed RTT before that is still missing,
+ * and nothing the path sent once since that packet was acknowledged.
+ */
+static bool route_failed(const struct mroce_txpath *tp, u64 detour_us)
+{
+	u32 psn;
+
+	for (psn = tp->una; psn != tp->nxt; psn++) {
+		const struct mroce_txslot *slot = &tp->slot[psn % MROCE_WINDOW];
+
+		if (slot->state == MROCE_SLOT_INFLIGHT && !slot->detour &&
+		    slot->xmit_us >= tp->route_us &&
+		    tp->delivered_us < slot->xmit_us &&
+		    slot->xmit_us + tp->srtt_us < detour_us)
+			return true;
+	}
+	return false;
 }
 
 /* A packet found lost waits, out of the pipe, for the caller's resend. */
@@ -468,7 +536,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		     u32 *lost, unsigned int max_lost,
 		     struct mroce_ack_result *res)
 {
-	u64 newest_once = 0, late = 0;
+	u64 newest_once = 0, late = 0, detour_us = 0;
 	struct mroce_cc_ack cca;
 	bool own_route = false, timed_out = false;
 	u16 ce;
@@ -527,6 +595,8 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		}
 		if (!slot->detour)
 			own_route = true;
+		else
+			detour_us = max(detour_us, slot->xmit_us);
 		if (mroce_seq_before(tp->high_acked, psn))
 			tp->high_acked = psn;
 		acked(slot->ctx, arg);
@@ -542,6 +612,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 
 	if (res->acked) {
 		tp->probes = 0;
+		tp->progress_us = now_us;
 		/*
 		 * Delivery over the path's own route ends a timeout episode.
 		 * Detoured packets getting through only say the peer is
@@ -557,9 +628,11 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 				tp->rto_us = mroce_txpath_rto(tp);
 			tp->backoff = 0;
 			tp->dead = false;
+			tp->failed = false;
 		} else {
 			tp->backoff = min(tp->backoff, 1U);
 			tp->heard = true;
+			tp->failed = tp->failed || route_failed(tp, detour_us);
 		}
 		tp->delivered_us = max(tp->delivered_us, newest_once);
 		if (newest_once && now_us >= newest_once) {
@@ -650,6 +723,8 @@ u64 mroce_txpath_deadline(const struct mroce_txpath *tp)
 	slot = oldest_outstanding(tp, &psn);
 	if (!slot)
 		return 0;
+	if (tp->failed)
+		return slot->xmit_us;	/* due now */
 	t = slot->xmit_us + mroce_txpath_rto(tp);
 	if (!tp->srtt_us)
 		return t;
@@ -726,8 +801,14 @@ unsigned int mroce_txpath_recover(struct mroce_txpath *tp, u64 now_us,
 	if (!newest)
 		return 0;
 	newest->state = MROCE_SLOT_LOST;
+	/*
+	 * A probe after transmissions that heard nothing back, and every
+	 * second one, asks whether another route gets through.
+	 */
+	newest->reroute = silent_since(tp) < tp->last_xmit_us || tp->probes % 2;
 	tp->lost_pending++;
 	tp->probes++;
+	tp->progress_us = now_us;
 	psns[0] = newest_psn;
 	*probe = true;
 	return 1;
@@ -744,25 +825,28 @@ static void expire(struct mroce_txpath *tp, struct mroce_txslot *slot)
 /*
  * Is the route of an expired packet dead already?  Other paths' routes
  * delivered a packet sent more than this path's RTT after it while this
- * one delivered nothing sent since, and it carries another packet sent
- * before that delivery.  A route that only lost a packet gets later ones
- * through; a peer or host that stalls holds back every path alike; a
- * route that is only slower than the others (a longer queue) is slower
- * by less than its own RTT.
+ * one delivered nothing sent after it, and it carries another packet,
+ * sent after its newest delivered one and before that delivery.  A
+ * route that only lost a packet gets later ones through; a peer or host
+ * that stalls holds back every path alike; a route that is only slower
+ * than the others (a longer queue) is slower by less than its own RTT.
+ * Sent after, not at: many packets share a microsecond.
  */
 static bool route_dead(const struct mroce_txpath *tp,
 		       const struct mroce_txslot *expired, u64 newest_us)
 {
 	u32 psn;
 
-	if (expired->detour || newest_us <= expired->xmit_us + tp->srtt_us ||
-	    tp->delivered_us >= expired->xmit_us)
+	if (expired->detour || expired->xmit_us < tp->route_us ||
+	    newest_us <= expired->xmit_us + tp->srtt_us ||
+	    tp->delivered_us > expired->xmit_us)
 		return false;
 	for (psn = tp->una; psn != tp->nxt; psn++) {
 		const struct mroce_txslot *slot = &tp->slot[psn % MROCE_WINDOW];
 
 		if (slot != expired && slot->state == MROCE_SLOT_INFLIGHT &&
-		    !slot->detour && slot->xmit_us < newest_us)
+		    !slot->detour && slot->xmit_us > tp->delivered_us &&
+		    slot->xmit_us < newest_us)
 			return true;
 	}
 	return false;
@@ -780,7 +864,9 @@ static bool route_dead(const struct mroce_txpath *tp,
  * @max: room in @psns, at least 1
  *
  * If the oldest outstanding packet has waited a whole (backed-off) RTO,
- * it is due again, the timeout doubles and the window halves.  The first
+ * it is due again, the timeout doubles and the window halves; at once if
+ * a detoured packet showed the route dead (@tp->failed, id
+ * PATH-DEAD-DETOUR), and then the route is found dead.  The first
  * expiry of an episode may be a late ACK, so only that packet is given
  * up, unless other paths show the route dead (route_dead()).  A later
  * expiry in a row without delivery over the path's own route finds the
@@ -802,26 +888,30 @@ unsigned int mroce_txpath_timeout(struct mroce_txpath *tp, u64 now_us,
 {
 	struct mroce_txslot *slot = oldest_outstanding(tp, psns);
 	unsigned int n = 1;
-	bool first;
+	bool first, failed;
 	u32 psn;
 
-	if (!slot || slot->xmit_us + mroce_txpath_rto(tp) > now_us)
+	if (!slot)
+		return 0;
+	failed = tp->failed;
+	if (!failed && slot->xmit_us + mroce_txpath_rto(tp) > now_us)
 		return 0;
 
+	tp->failed = false;
 	expire(tp, slot);
 	first = !tp->backoff;
 	if (first) {
 		tp->episode_us = slot->xmit_us;
 		tp->heard = false;
 		/* With evidence of a dead route, as if it were the second. */
-		tp->dead = slot->xmit_us >= tp->route_us &&
-			   route_dead(tp, slot, newest_us);
+		tp->dead = failed || route_dead(tp, slot, newest_us);
 		if (tp->dead)
 			tp->backoff++;
 	} else {
-		tp->dead = slot->xmit_us >= tp->route_us &&
-			   (tp->heard || newest_us > tp->episode_us + tp->srtt_us ||
-			    tp->backoff + 1 >= MROCE_BLIND_EXPIRIES);
+		tp->dead = failed || (slot->xmit_us >= tp->route_us &&
+				      (tp->heard ||
+				       newest_us > tp->episode_us + tp->srtt_us ||
+				       tp->backoff + 1 >= MROCE_BLIND_EXPIRIES));
 	}
 	tp->backoff++;
 	mroce_cc_on_timeout(&tp->cc, tp->nxt, first, tp->dead);

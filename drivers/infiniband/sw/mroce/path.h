@@ -88,6 +88,8 @@ enum mroce_slot_state {
  *	transmission (mroce_paths_expire()), up to MROCE_SLOT_SILENT_MAX
  * @detour: its latest transmission took another path's route, so its
  *	acknowledgment says nothing about this path's own route
+ * @reroute: found lost as a flight's last tail probe: its resend is to
+ *	take another path's route (id PATH-TLP)
  * @first_us: time of its first transmission
  */
 struct mroce_txslot {
@@ -99,11 +101,12 @@ struct mroce_txslot {
 	u8 sends;
 	u8 expiries;
 	/* Bit-fields: a window of slots per path, 32 bytes each. */
-	u8 silent : 7;
+	u8 silent : 6;
 	u8 detour : 1;
+	u8 reroute : 1;
 };
 
-#define MROCE_SLOT_SILENT_MAX	127	/* @silent saturates there */
+#define MROCE_SLOT_SILENT_MAX	63	/* @silent saturates there */
 
 /**
  * struct mroce_txpath - send side of a path
@@ -119,6 +122,9 @@ struct mroce_txslot {
  * @episode_us: send time of the packet whose expiry began the current
  *	timeout episode (@backoff above 0)
  * @heard: a detoured packet of the path got through in the episode
+ * @failed: a detoured packet got through that was sent well after a
+ *	packet still missing on the path's own route (id PATH-DEAD-DETOUR):
+ *	the timer expires at once and finds the route dead
  * @dead: the latest expiry found the path's route dead; cleared when a
  *	packet gets through on the path's own route or the path returns home
  * @route_us: when the path took its current port; a packet sent before
@@ -133,6 +139,8 @@ struct mroce_txslot {
  * @others_us: the latest @delivered_us of the connection's other paths
  *	(mroce_paths_ack() keeps it)
  * @last_xmit_us: time of the path's latest transmission, new or repeated
+ * @progress_us: the path's latest sign of life: an ACK that acknowledged
+ *	something, a tail probe, a new port, or a packet sent with none out
  * @probes: tail probes (mroce_txpath_recover()) sent since an ACK last
  *	acknowledged anything, at most MROCE_TLP_MAX
  * @lost: packets found lost, cumulative
@@ -151,6 +159,7 @@ struct mroce_txpath {
 	u32 backoff;
 	u64 episode_us;
 	bool heard;
+	bool failed;
 	bool dead;
 	u64 route_us;
 	u32 min_rto_us;
@@ -161,6 +170,7 @@ struct mroce_txpath {
 	u64 delivered_us;
 	u64 others_us;
 	u64 last_xmit_us;
+	u64 progress_us;
 	u8 probes;
 	u64 lost;
 	u32 sacked;
@@ -198,6 +208,7 @@ unsigned int mroce_txpath_restart(struct mroce_txpath *tp,
 				  void (*release)(void *ctx, void *arg),
 				  void *arg, u32 *psns);
 void mroce_txpath_new_route(struct mroce_txpath *tp, u64 now_us);
+bool mroce_txpath_silent(const struct mroce_txpath *tp, u64 now_us);
 void mroce_txpath_route_back(struct mroce_txpath *tp, u32 cwnd);
 unsigned int mroce_txpath_room(const struct mroce_txpath *tp);
 u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx);

@@ -650,11 +650,7 @@ static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
 				tx_nomem(conn);	/* stays LOST and listed */
 				break;
 			}
-			/*
-			 * A SACK gap is loss on a route that delivers; a timeout
-			 * may be a dead one, so that packet takes another's.
-			 */
-			route = slot->expiries ? mroce_paths_detour(&conn->paths, i) : i;
+			route = mroce_paths_resend_route(&conn->paths, i, slot);
 			MROCE_CB(skb)->route = route;
 			if (route != i)
 				mroce_count(conn->mdev, MROCE_CNT_DETOURS, 1);

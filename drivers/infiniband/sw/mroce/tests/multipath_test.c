@@ -186,10 +186,10 @@ static void draw(struct fake_host *h, const u16 *ports, unsigned int n)
 
 /*
  * ids ACK-PORT, ACK-PORT-MOVE: a path's ACKs follow its DATA's port; a
- * duplicate on an unchanged port moves them to a port of a next hop
- * neither the ACKs' nor the DATA's port leads to, and not one the
- * connection's paths fled if another will do; the move holds for DATA on
- * that port, a detour in between or not.
+ * duplicate moves them to a port of a next hop neither the ACKs' nor the
+ * DATA's port leads to, and not one the connection's paths fled if
+ * another will do; the move holds for DATA on that port, a detour in
+ * between or not.
  */
 static void ack_port_test(struct kunit *test)
 {
@@ -197,6 +197,7 @@ static void ack_port_test(struct kunit *test)
 	static const u16 fled_c[] = { 10002, 20002, 30001, 10003 };
 	static const u16 own[] = { 10000, 30001, 10007, 30002 };
 	static const u16 unknown[] = { 50000, 50001 };
+	static const u16 c[] = { 30005 };
 	struct fake_host *h = host_alloc(test);
 	struct mroce_paths *ps = &h->ps;
 	struct mroce_rxwin rx = {};
@@ -234,10 +235,21 @@ static void ack_port_test(struct kunit *test)
 	mroce_paths_ack_port(ps, &rx, 10000, true);
 	KUNIT_EXPECT_EQ(test, rx.sport, 10007);
 
-	/* The sender moved the path: its ACKs follow, duplicate or not. */
-	mroce_paths_ack_port(ps, &rx, 20009, true);
+	/* The sender moved the path: its ACKs follow. */
+	mroce_paths_ack_port(ps, &rx, 20009, false);
 	KUNIT_EXPECT_EQ(test, rx.sport, 20009);
 	KUNIT_EXPECT_EQ(test, rx.data_sport, 20009);
+
+	/*
+	 * A duplicate on a new port (a detour's): the ACK of its first copy
+	 * was lost too, so that port's ACKs move as well.
+	 */
+	draw(h, c, ARRAY_SIZE(c));
+	mroce_paths_ack_port(ps, &rx, 10005, true);
+	KUNIT_EXPECT_EQ(test, rx.sport, 30005);
+	KUNIT_EXPECT_EQ(test, rx.data_sport, 10005);
+	mroce_paths_ack_port(ps, &rx, 10005, false);
+	KUNIT_EXPECT_EQ(test, rx.sport, 30005);
 
 	/* Ports of no known next hop: the first other port. */
 	draw(h, unknown, ARRAY_SIZE(unknown));
@@ -389,21 +401,86 @@ static void egress_full_test(struct kunit *test)
 	KUNIT_EXPECT_GE(test, mroce_paths_pick(ps), 0);
 }
 
-/* Detours: another path that delivers, in turn; the own one if none. */
+/*
+ * The route of a resend: its own for a loss a SACK or the time rule
+ * found, another path's for an expired packet or a probe that asks
+ * (PATH-TLP).  Detours: another path that delivers, in turn; of those,
+ * one that delivered a packet sent since the resent packet, then one on
+ * another next hop; the own route if none delivers.
+ */
 static void detour_test(struct kunit *test)
 {
 	struct fake_host *h = host_alloc(test);
 	struct mroce_paths *ps = &h->ps;
+	struct mroce_txslot slot = { .xmit_us = 1000 };
 	unsigned int i, seen = 0;
 
 	/* No RTT measured anywhere: nothing is known to deliver. */
-	KUNIT_EXPECT_EQ(test, mroce_paths_detour(ps, 0), 0);
+	slot.expiries = 1;
+	KUNIT_EXPECT_EQ(test, mroce_paths_resend_route(ps, 0, &slot), 0);
 	for (i = 0; i < NPATHS; i++)
 		h->path[i].tx.srtt_us = 100;
 	h->path[2].tx.backoff = 1;
 	for (i = 0; i < 2 * NPATHS; i++)
-		seen |= BIT(mroce_paths_detour(ps, 0));
+		seen |= BIT(mroce_paths_resend_route(ps, 0, &slot));
 	KUNIT_EXPECT_EQ(test, seen, BIT(1) | BIT(3));
+
+	/* A loss on a route that delivers goes by that route. */
+	slot.expiries = 0;
+	KUNIT_EXPECT_EQ(test, mroce_paths_resend_route(ps, 0, &slot), 0);
+	slot.reroute = 1;
+	KUNIT_EXPECT_NE(test, mroce_paths_resend_route(ps, 0, &slot), 0);
+
+	/* Path 3 delivered a packet sent since: always it. */
+	h->path[3].tx.delivered_us = 1000;
+	for (i = 0; i < 2 * NPATHS; i++)
+		KUNIT_EXPECT_EQ(test, mroce_paths_resend_route(ps, 0, &slot), 3);
+
+	/* Neither did: not path 1, on path 0's next hop. */
+	h->path[3].tx.delivered_us = 999;
+	h->path[0].plane = PLANE_A;
+	h->path[1].plane = PLANE_A;
+	h->path[3].plane = PLANE_B;
+	for (i = 0; i < 2 * NPATHS; i++)
+		KUNIT_EXPECT_EQ(test, mroce_paths_resend_route(ps, 0, &slot), 3);
+}
+
+/*
+ * A path silent while others deliver (PATH-SILENT), or on a next hop
+ * another path fled, takes a new packet only when it has none out.
+ */
+static void held_test(struct kunit *test)
+{
+	struct fake_host *h = host_alloc(test);
+	struct mroce_paths *ps = &h->ps;
+	struct mroce_txpath *tx = &h->path[1].tx;
+	unsigned int i;
+
+	for (i = 0; i < NPATHS; i++)
+		h->path[i].tx.cc.cwnd = 1;
+	tx->cc.cwnd = 8;
+	tx->srtt_us = 10;
+	mroce_paths_send(ps, 1, 100, NULL);
+	tx->others_us = 150;	/* another path delivered one sent later */
+	mroce_paths_pass(ps, 119);
+	KUNIT_EXPECT_EQ(test, mroce_paths_pick(ps), 1);
+	mroce_paths_pass(ps, 120);
+	KUNIT_EXPECT_EQ(test, ps->held, BIT_ULL(1));
+	for (i = 0; i < 2 * NPATHS; i++)
+		KUNIT_EXPECT_NE(test, mroce_paths_pick(ps), 1);
+
+	/* Without the others' evidence it is only waiting in a queue. */
+	tx->others_us = 100;
+	mroce_paths_pass(ps, 120);
+	KUNIT_EXPECT_EQ(test, mroce_paths_pick(ps), 1);
+
+	/* On a next hop another path fled: the same. */
+	tx->others_us = 0;
+	h->path[1].plane = PLANE_A;
+	fled(&h->path[0], PLANE_A, PLANE_B, 50);
+	mroce_paths_pass(ps, 120);
+	KUNIT_EXPECT_EQ(test, ps->held, BIT_ULL(1));
+	KUNIT_EXPECT_NE(test, mroce_paths_pick(ps), 1);
 }
 
 /* DEAD-PEER-QUIET: every path holding packets expired five times. */
@@ -799,6 +876,7 @@ static struct kunit_case mroce_multipath_cases[] = {
 	KUNIT_CASE(pick_test),
 	KUNIT_CASE(egress_full_test),
 	KUNIT_CASE(detour_test),
+	KUNIT_CASE(held_test),
 	KUNIT_CASE(silent_test),
 	KUNIT_CASE(reroll_and_return_test),
 	KUNIT_CASE(return_elsewhere_test),

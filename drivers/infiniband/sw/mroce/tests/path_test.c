@@ -401,6 +401,18 @@ static void dead_route_evidence_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, t, 1000, psn, 4), 1);
 	KUNIT_EXPECT_EQ(test, tp->backoff, 1);
 
+	/*
+	 * The route delivered a packet sent in the same microsecond as
+	 * psn 1 (many share one): psn 1 and psn 2, sent after it, are
+	 * missing, and the evidence holds.
+	 */
+	tp = silent_after_one(test);
+	mroce_txpath_slot(tp, 1)->xmit_us = 1;
+	mroce_txpath_slot(tp, 1)->first_us = 1;
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 1 + mroce_txpath_rto(tp),
+						   21, psn, 4), 2);
+	KUNIT_EXPECT_TRUE(test, tp->dead);
+
 	/* A lone packet in flight: nothing else says the route is dead. */
 	tp = new_txpath(test);
 	mroce_txpath_send(tp, 10, NULL);
@@ -1125,6 +1137,7 @@ static void tail_probe_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mroce_txpath_recover(tp, 1210, psns, 4, &probe), 1);
 	KUNIT_EXPECT_TRUE(test, probe);
 	KUNIT_EXPECT_EQ(test, psns[0], 2);	/* the newest */
+	KUNIT_EXPECT_FALSE(test, mroce_txpath_slot(tp, 2)->reroute);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_slot(tp, 2)->state, MROCE_SLOT_LOST);
 	KUNIT_EXPECT_EQ(test, tp->lost, 0);	/* not known lost */
 	KUNIT_EXPECT_EQ(test, tp->backoff, 0);
@@ -1153,6 +1166,8 @@ static void tail_probe_test(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, mroce_txpath_recover(tp, t, psns, 4, &probe), 1);
 		KUNIT_EXPECT_TRUE(test, probe);
 		KUNIT_EXPECT_EQ(test, psns[0], 2);
+		/* Every second probe tries another route. */
+		KUNIT_EXPECT_EQ(test, (unsigned int)mroce_txpath_slot(tp, 2)->reroute, k % 2);
 		mroce_txpath_resent(tp, 2, t, false);
 		KUNIT_EXPECT_EQ(test, tp->backoff, 0);
 		KUNIT_EXPECT_EQ(test, tp->cc.cwnd, cwnd);
@@ -1186,6 +1201,78 @@ static void tail_probe_test(struct kunit *test)
 			t + 90 + 2 * (u64)tp->srtt_us);
 }
 
+/*
+ * id PATH-DEAD-DETOUR: a detoured packet gets through while a packet the
+ * path sent on its own route more than an RTT before it is still
+ * missing: the route is dead at once, not at the RTO.
+ */
+static void dead_by_detour_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = silent_after_one(test);	/* srtt 4 */
+	struct mroce_ack_result res;
+	unsigned int counts[1] = {};
+	u8 sack[32] = {};
+	u32 psn[4], lost[1];
+
+	/* psn 2 sent again by another route at 14: an RTT after psn 1. */
+	mroce_txpath_resent(tp, 2, 14, true);
+	sack[0] = 0x01;		/* cum 1: psn 2 selectively */
+	mroce_txpath_ack(tp, 30, 1, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, 1);
+	KUNIT_EXPECT_FALSE(test, tp->failed);
+
+	/* At 15, more than an RTT after psn 1: the route is dead. */
+	tp = silent_after_one(test);
+	mroce_txpath_resent(tp, 2, 15, true);
+	mroce_txpath_ack(tp, 30, 1, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_TRUE(test, tp->failed);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 10);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_timeout(tp, 30, 0, psn, 4), 1);
+	KUNIT_EXPECT_EQ(test, psn[0], 1);
+	KUNIT_EXPECT_TRUE(test, tp->dead);
+	KUNIT_EXPECT_FALSE(test, tp->failed);
+	KUNIT_EXPECT_EQ(test, tp->cc.cwnd, 1);
+
+	/* The path's own route delivered psn 1 too: nothing dead. */
+	tp = silent_after_one(test);
+	mroce_txpath_resent(tp, 2, 15, true);
+	sack[0] = 0;
+	mroce_txpath_ack(tp, 30, 3, sack, 0, count_acked, counts, lost, 1, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, 2);
+	KUNIT_EXPECT_FALSE(test, tp->failed);
+}
+
+/*
+ * id PATH-SILENT: a path that keeps sending but hears nothing back for
+ * two RTTs while another path delivers a packet sent later probes then,
+ * by another route, however recent its latest transmission.
+ */
+static void silent_probe_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = silent_after_one(test);	/* srtt 4 */
+	u32 psns[4];
+	bool probe;
+
+	KUNIT_EXPECT_EQ(test, tp->progress_us, 10);
+	mroce_txpath_send(tp, 30, NULL);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 30 + 8);
+	KUNIT_EXPECT_FALSE(test, mroce_txpath_silent(tp, 100));
+
+	tp->others_us = 11;
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 10 + 8);
+	KUNIT_EXPECT_FALSE(test, mroce_txpath_silent(tp, 17));
+	KUNIT_EXPECT_TRUE(test, mroce_txpath_silent(tp, 18));
+	KUNIT_ASSERT_EQ(test, mroce_txpath_recover(tp, 31, psns, 4, &probe), 1);
+	KUNIT_EXPECT_TRUE(test, probe);
+	KUNIT_EXPECT_EQ(test, psns[0], 3);
+	KUNIT_EXPECT_TRUE(test, mroce_txpath_slot(tp, 3)->reroute);
+	/* The probe is a sign of life: the next waits two RTTs after it. */
+	KUNIT_EXPECT_FALSE(test, mroce_txpath_silent(tp, 38));
+	mroce_txpath_resent(tp, 3, 31, true);
+	KUNIT_EXPECT_FALSE(test, mroce_txpath_slot(tp, 3)->reroute);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 31 + 8);
+}
+
 static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(rx_ack_rule_test),
 	KUNIT_CASE(rx_in_order_test),
@@ -1200,6 +1287,8 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(tx_timeout_test),
 	KUNIT_CASE(rack_test),
 	KUNIT_CASE(tail_probe_test),
+	KUNIT_CASE(dead_by_detour_test),
+	KUNIT_CASE(silent_probe_test),
 	KUNIT_CASE(detour_test),
 	KUNIT_CASE(silent_peer_test),
 	KUNIT_CASE(dead_route_evidence_test),
