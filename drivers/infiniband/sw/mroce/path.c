@@ -308,11 +308,13 @@ struct mroce_txslot *mroce_txpath_slot(struct mroce_txpath *tp, u32 psn)
  */
 u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx)
 {
-	u32 psn = tp->nxt++;
-	struct mroce_txslot *slot = mroce_txpath_slot(tp, psn);
+	struct mroce_txslot *slot;
+	u32 psn;
 
-	if (psn == tp->una)
-		tp->progress_us = now_us;
+	if (!mroce_txpath_pipe(tp))
+		tp->progress_us = now_us;	/* into an empty network */
+	psn = tp->nxt++;
+	slot = mroce_txpath_slot(tp, psn);
 	slot->ctx = ctx;
 	slot->xmit_us = now_us;
 	slot->first_us = now_us;
@@ -339,6 +341,8 @@ void mroce_txpath_resent(struct mroce_txpath *tp, u32 psn, u64 now_us,
 {
 	struct mroce_txslot *slot = mroce_txpath_slot(tp, psn);
 
+	if (!mroce_txpath_pipe(tp))
+		tp->progress_us = now_us;	/* into an empty network */
 	if (slot->state == MROCE_SLOT_LOST)
 		tp->lost_pending--;
 	slot->state = MROCE_SLOT_INFLIGHT;

@@ -140,7 +140,8 @@ struct mroce_txslot {
  *	(mroce_paths_ack() keeps it)
  * @last_xmit_us: time of the path's latest transmission, new or repeated
  * @progress_us: the path's latest sign of life: an ACK that acknowledged
- *	something, a tail probe, a new port, or a packet sent with none out
+ *	something, a tail probe, a new port, or a packet sent (new or again)
+ *	with none in the network (id PATH-SILENT)
  * @probes: tail probes (mroce_txpath_recover()) sent since an ACK last
  *	acknowledged anything, at most MROCE_TLP_MAX
  * @lost: packets found lost, cumulative

@@ -996,9 +996,14 @@ static void restart_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, mroce_txpath_slot(tp, i)->state, MROCE_SLOT_FREE);
 	}
 
-	/* Sent again and acknowledged in the new space: each once. */
+	/*
+	 * Sent again and acknowledged in the new space: each once.  The
+	 * first resend, into an empty network, is a sign of life
+	 * (PATH-SILENT); the others are not.
+	 */
 	for (i = 0; i < n; i++)
-		mroce_txpath_resent(tp, i, 2000, false);
+		mroce_txpath_resent(tp, i, 2000 + i, false);
+	KUNIT_EXPECT_EQ(test, tp->progress_us, 2000);
 	memset(sack, 0, sizeof(sack));
 	mroce_txpath_ack(tp, 2400, n, sack, 0, count_acked, counts, lost,
 			 MROCE_WINDOW, &res);
