@@ -490,6 +490,28 @@ static u64 tlp_due(const struct mroce_txpath *tp)
 }
 
 /*
+ * Whether a packet other than @skip is missing on the path's current
+ * route: in flight on its own port, sent on it after the newest packet
+ * the path got acknowledged and before @before_us.  The evidence of a
+ * dead route (route_dead(), route_failed()) is such a packet.
+ */
+static bool own_missing(const struct mroce_txpath *tp,
+			const struct mroce_txslot *skip, u64 before_us)
+{
+	u32 psn;
+
+	for (psn = tp->una; psn != tp->nxt; psn++) {
+		const struct mroce_txslot *slot = &tp->slot[psn % MROCE_WINDOW];
+
+		if (slot != skip && slot->state == MROCE_SLOT_INFLIGHT &&
+		    !slot->detour && slot->xmit_us >= tp->route_us &&
+		    slot->xmit_us > tp->delivered_us && slot->xmit_us < before_us)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Is the route dead, now that a detoured packet sent at @detour_us got
  * through (id PATH-DEAD-DETOUR)?  It is if a packet the path sent on its
  * current port more than its smoothed RTT before that is still missing,
@@ -497,18 +519,8 @@ static u64 tlp_due(const struct mroce_txpath *tp)
  */
 static bool route_failed(const struct mroce_txpath *tp, u64 detour_us)
 {
-	u32 psn;
-
-	for (psn = tp->una; psn != tp->nxt; psn++) {
-		const struct mroce_txslot *slot = &tp->slot[psn % MROCE_WINDOW];
-
-		if (slot->state == MROCE_SLOT_INFLIGHT && !slot->detour &&
-		    slot->xmit_us >= tp->route_us &&
-		    tp->delivered_us < slot->xmit_us &&
-		    slot->xmit_us + tp->srtt_us < detour_us)
-			return true;
-	}
-	return false;
+	return detour_us > tp->srtt_us &&
+	       own_missing(tp, NULL, detour_us - tp->srtt_us);
 }
 
 /* A packet found lost waits, out of the pipe, for the caller's resend. */
@@ -839,21 +851,12 @@ static void expire(struct mroce_txpath *tp, struct mroce_txslot *slot)
 static bool route_dead(const struct mroce_txpath *tp,
 		       const struct mroce_txslot *expired, u64 newest_us)
 {
-	u32 psn;
-
 	if (expired->detour || expired->xmit_us < tp->route_us ||
 	    newest_us <= expired->xmit_us + tp->srtt_us ||
 	    tp->delivered_us > expired->xmit_us)
 		return false;
-	for (psn = tp->una; psn != tp->nxt; psn++) {
-		const struct mroce_txslot *slot = &tp->slot[psn % MROCE_WINDOW];
-
-		if (slot != expired && slot->state == MROCE_SLOT_INFLIGHT &&
-		    !slot->detour && slot->xmit_us > tp->delivered_us &&
-		    slot->xmit_us < newest_us)
-			return true;
-	}
-	return false;
+	/* Sent after @expired, the oldest: on the current port too. */
+	return own_missing(tp, expired, newest_us);
 }
 
 /**

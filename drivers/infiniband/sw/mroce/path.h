@@ -88,8 +88,9 @@ enum mroce_slot_state {
  *	transmission (mroce_paths_expire()), up to MROCE_SLOT_SILENT_MAX
  * @detour: its latest transmission took another path's route, so its
  *	acknowledgment says nothing about this path's own route
- * @reroute: found lost as a flight's last tail probe: its resend is to
- *	take another path's route (id PATH-TLP)
+ * @reroute: found lost as a tail probe that asks whether another route
+ *	gets through (a flight's second or fourth, or a silent path's): its
+ *	resend is to take another path's route (id PATH-TLP)
  * @first_us: time of its first transmission
  */
 struct mroce_txslot {
