@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "message.h"
 #include "multipath.h"
 #include "share.h"
 #include "wire.h"
@@ -34,18 +35,18 @@ struct sim_seg {
 struct sim_msg {
 	struct sim_msg *next;
 	u64 cookie;
-	u32 msn;
-	u32 len;
-	u32 sent;		/* bytes cut into packets so far */
+	struct mroce_smsg s;
 	u32 acked;		/* bytes acknowledged */
 };
 
-/* A message arriving from a peer: which of its packets are placed. */
-struct sim_rmsg {
-	u32 msn;
-	u32 len;
-	u32 placed;
-	unsigned long *map;	/* bit i: payload packet i placed */
+/*
+ * The messages arriving from a peer: the stream's window (message.c) and,
+ * to check that no packet is placed twice, which packets each has placed.
+ */
+struct sim_rwin {
+	struct mroce_rmsg msg[MROCE_STREAM_WINDOW];
+	unsigned long *map[MROCE_STREAM_WINDOW];	/* bit i: packet i placed */
+	u32 done;				/* msn_done */
 };
 
 /* A packet built by a pass, sent when the pass ends (ack_req_tails()). */
@@ -69,8 +70,7 @@ struct sim_conn {
 	struct sim_msg *cut;		/* the first with bytes left to cut */
 	u32 next_msn;
 	struct mroce_share_peer rxshare;	/* the peer as a sender to us */
-	struct sim_rmsg *rmsg;		/* by msn % nrmsg */
-	unsigned int nrmsg;
+	struct sim_rwin *rwin;		/* allocated by the first DATA */
 	u64 armed_us;
 	bool established;	/* the peer's epoch is known */
 	struct mroce_hello hello;	/* until established */
@@ -170,8 +170,6 @@ static struct sim_conn *conn_get(struct sim_ep *ep, unsigned int peer)
 		mroce_paths_choose_port(&c->paths, i, 0);
 	}
 	ep->st.conns++;
-	c->nrmsg = 64;
-	c->rmsg = sim_xcalloc(c->nrmsg, sizeof(*c->rmsg));
 	ep->conn[peer] = c;
 	return c;
 }
@@ -226,8 +224,8 @@ static void queue_data(struct sim_conn *c, unsigned int path, u16 sport,
 		.opcode = MROCE_OP_WRITE,
 		.dst_qpn = SIM_QPN,
 		.src_qpn = SIM_QPN,
-		.msn = seg->msg->msn,
-		.msg_len = seg->msg->len,
+		.msn = seg->msg->s.msn,
+		.msg_len = seg->msg->s.len,
 		.offset = seg->offset,
 		.payload_len = seg->len,
 		.va = 0x10000000ULL + seg->offset,
@@ -314,8 +312,8 @@ static void seg_acked(void *ctx, void *arg)
 	m->acked += seg->len;
 	free(seg);
 	/* Messages complete in posting order, as work requests do. */
-	while (c->head && c->head->acked == c->head->len &&
-	       c->head->sent == c->head->len) {
+	while (c->head && c->head->s.state == MROCE_SMSG_SENT &&
+	       c->head->acked == c->head->s.len) {
 		m = c->head;
 		c->head = m->next;
 		if (!c->head)
@@ -393,16 +391,18 @@ static void tx_new(struct sim_conn *c, u64 now)
 		struct sim_seg *seg;
 		u32 psn;
 
+		/* The peer's window holds the messages after the oldest. */
+		if (m->s.msn - c->head->s.msn >= MROCE_STREAM_WINDOW)
+			break;
 		if (id < 0) {
 			c->ep->st.paced += c->paths.pacer.blocked;
 			break;
 		}
 		seg = sim_xcalloc(1, sizeof(*seg));
 		seg->msg = m;
-		seg->offset = m->sent;
-		seg->len = min(m->len - m->sent, c->ep->cfg.mtu);
-		m->sent += seg->len;
-		if (m->sent == m->len)
+		seg->len = mroce_smsg_cut(&m->s, c->ep->cfg.mtu, false,
+					  &seg->offset);
+		if (m->s.state == MROCE_SMSG_SENT)
 			c->cut = m->next;
 		psn = mroce_paths_send(&c->paths, id, now, seg);
 		queue_data(c, id, c->path[id].sport, seg, psn);
@@ -495,9 +495,9 @@ static void ep_destroy(void *arg)
 			c->head = m->next;
 			free(m);
 		}
-		for (k = 0; k < c->nrmsg; k++)
-			free(c->rmsg[k].map);
-		free(c->rmsg);
+		for (k = 0; c->rwin && k < MROCE_STREAM_WINDOW; k++)
+			free(c->rwin->map[k]);
+		free(c->rwin);
 		free(c->path);
 		free(c);
 	}
@@ -515,8 +515,7 @@ static void ep_post(void *arg, unsigned int dst, uint64_t len,
 
 	ep->now = now_us;
 	m->cookie = cookie;
-	m->msn = c->next_msn++;
-	m->len = len;
+	mroce_smsg_init(&m->s, c->next_msn++, 0, len, 0);
 	if (c->tail)
 		c->tail->next = m;
 	else
@@ -528,46 +527,48 @@ static void ep_post(void *arg, unsigned int dst, uint64_t len,
 	conn_pass(c, now_us);
 }
 
-/* Place a DATA packet's payload; deliver the message once all is there. */
+/*
+ * Place a DATA packet's payload as responder.c does.  A message is
+ * delivered once all its bytes are placed, as a collective library that
+ * watches its buffers sees it; msn_done passes complete messages in
+ * order, as the module's receive completions do.
+ */
 static void place(struct sim_conn *c, const struct mroce_pkt *pkt, u64 now)
 {
 	unsigned int mtu = c->ep->cfg.mtu, bit = pkt->offset / mtu;
 	unsigned int npkts = (pkt->msg_len + mtu - 1) / mtu;
-	struct sim_rmsg *r;
+	struct sim_rwin *w;
+	unsigned long **map;
+	struct mroce_rmsg *m;
 
-	/* Message windows: a peer has at most nrmsg in flight to us. */
-	while (c->rmsg[pkt->msn % c->nrmsg].map &&
-	       c->rmsg[pkt->msn % c->nrmsg].msn != pkt->msn) {
-		unsigned int n = c->nrmsg * 2, i;
-		struct sim_rmsg *bigger = sim_xcalloc(n, sizeof(*bigger));
-
-		for (i = 0; i < c->nrmsg; i++)
-			if (c->rmsg[i].map)
-				bigger[c->rmsg[i].msn % n] = c->rmsg[i];
-		free(c->rmsg);
-		c->rmsg = bigger;
-		c->nrmsg = n;
+	if (!c->rwin)
+		c->rwin = sim_xcalloc(1, sizeof(*c->rwin));
+	w = c->rwin;
+	m = mroce_rmsg_accept(w->msg, w->done, pkt);
+	if (!m) {
+		c->ep->st.stream_drops++;
+		return;
 	}
-	r = &c->rmsg[pkt->msn % c->nrmsg];
-	if (!r->map) {
-		r->msn = pkt->msn;
-		r->len = pkt->msg_len;
-		r->placed = 0;
-		r->map = sim_xcalloc(BITS_TO_LONGS(npkts), sizeof(unsigned long));
-	}
-	if (test_bit(bit, r->map)) {
+	map = &w->map[pkt->msn % MROCE_STREAM_WINDOW];
+	if (!*map)
+		*map = sim_xcalloc(BITS_TO_LONGS(npkts), sizeof(unsigned long));
+	if (test_bit(bit, *map)) {
 		c->ep->st.placed_twice += pkt->payload_len;
 		return;
 	}
-	set_bit(bit, r->map);
-	r->placed += pkt->payload_len;
+	set_bit(bit, *map);
 	c->ep->st.bytes_placed += pkt->payload_len;
 	c->ep->ops->placed(c->ep->host, c->peer, pkt->payload_len, now);
-	if (r->placed == r->len) {
-		c->ep->st.msgs_delivered++;
-		c->ep->ops->delivered(c->ep->host, c->peer, r->len, now);
-		free(r->map);
-		r->map = NULL;
+	if (!mroce_rmsg_placed(m, pkt->payload_len))
+		return;
+	free(*map);
+	*map = NULL;
+	c->ep->st.msgs_delivered++;
+	c->ep->ops->delivered(c->ep->host, c->peer, m->len, now);
+	while ((m = mroce_rmsg_oldest(w->msg, w->done)) &&
+	       m->state == MROCE_RMSG_DONE) {
+		m->state = MROCE_RMSG_FREE;
+		w->done++;
 	}
 }
 

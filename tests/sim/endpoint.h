@@ -101,6 +101,8 @@ struct sim_ep_config {
  * @duplicates: DATA packets received again
  * @outside: DATA packets beyond the receive window
  * @malformed: packets the parser refused
+ * @stream_drops: DATA packets the stream's message window dropped (never:
+ *	senders keep to it, and every packet carries the message it began)
  * @placed_twice: bytes of a message placed a second time (never)
  * @bytes_placed: payload bytes placed
  * @msgs_delivered: messages placed in full
@@ -126,6 +128,7 @@ struct sim_ep_stats {
 	uint64_t duplicates;
 	uint64_t outside;
 	uint64_t malformed;
+	uint64_t stream_drops;
 	uint64_t placed_twice;
 	uint64_t bytes_placed;
 	uint64_t msgs_delivered;

@@ -601,7 +601,8 @@ int main(int argc, char **argv)
 		/* Exactly once: each host got what was sent to it, no more. */
 		if (s->msgs_delivered != work.Expected(h) ||
 		    s->bytes_placed != work.ExpectedBytes(h) ||
-		    s->placed_twice || s->malformed || hosts[h]->Outstanding()) {
+		    s->placed_twice || s->stream_drops || s->malformed ||
+		    hosts[h]->Outstanding()) {
 			if (ok)
 				bad_host = h;
 			ok = false;
@@ -646,12 +647,14 @@ int main(int argc, char **argv)
 	if (o.check && !ok)
 		fprintf(stderr, "mroce-sim: host %u: delivered %llu of %llu "
 			"messages, %llu of %llu bytes, %llu bytes placed twice, "
-			"%llu malformed, %llu not acknowledged\n", bad_host,
+			"%llu dropped by the message window, %llu malformed, "
+			"%llu not acknowledged\n", bad_host,
 			(unsigned long long)hosts[bad_host]->Stats()->msgs_delivered,
 			(unsigned long long)work.Expected(bad_host),
 			(unsigned long long)hosts[bad_host]->Stats()->bytes_placed,
 			(unsigned long long)work.ExpectedBytes(bad_host),
 			(unsigned long long)hosts[bad_host]->Stats()->placed_twice,
+			(unsigned long long)hosts[bad_host]->Stats()->stream_drops,
 			(unsigned long long)hosts[bad_host]->Stats()->malformed,
 			(unsigned long long)hosts[bad_host]->Outstanding());
 	Simulator::Destroy();

@@ -73,17 +73,17 @@ static struct mroce_swqe *swqe_of_msn(struct mroce_stream *s, u32 msn,
 
 	if (s->sq_done == s->sq_fetch)
 		return NULL;
-	i = s->sq_done + (msn - mroce_swqe_at(s, s->sq_done)->msn);
+	i = s->sq_done + (msn - mroce_swqe_at(s, s->sq_done)->msg.msn);
 	if (mroce_seq_before(i, s->sq_fetch) && !mroce_seq_before(i, s->sq_done)) {
 		w = mroce_swqe_at(s, i);
-		if (w->msn == msn && !op_is_local(w->wqe.opcode))
+		if (w->msg.msn == msn && !op_is_local(w->wqe.opcode))
 			goto found;
 	}
 	for (i = s->sq_done; i != s->sq_fetch; i++) {
 		w = mroce_swqe_at(s, i);
-		if (w->msn == msn && !op_is_local(w->wqe.opcode))
+		if (w->msg.msn == msn && !op_is_local(w->wqe.opcode))
 			goto found;
-		if (mroce_seq_before(msn, w->msn))
+		if (mroce_seq_before(msn, w->msg.msn))
 			break;
 	}
 	return NULL;
@@ -167,7 +167,7 @@ void mroce_req_complete(struct mroce_stream *s)
 		struct mroce_swqe *w = mroce_swqe_at(s, s->sq_done);
 		struct mroce_cqe cqe = {};
 
-		if (w->state != MROCE_SWQE_DONE)
+		if (w->msg.state != MROCE_SMSG_DONE)
 			break;
 		if (op_is_rd_atomic(w->wqe.opcode))
 			s->rd_atomic--;
@@ -176,14 +176,14 @@ void mroce_req_complete(struct mroce_stream *s)
 			cqe.wr_id = w->wqe.wr_id;
 			cqe.status = w->status;
 			cqe.opcode = mroce_send_wc_opcode(w->wqe.opcode);
-			cqe.byte_len = w->len;
+			cqe.byte_len = w->msg.len;
 			cqe.qp_num = s->qpn;
 			mroce_stream_post_cqe(to_mcq(qp->ibqp.send_cq), &cqe, false);
 		}
 		if (w->status == IB_WC_SUCCESS)
 			/* The requester's goodput, as the benchmarks read it. */
 			mroce_count(to_mdev(qp->ibqp.device),
-				    MROCE_CNT_SQ_DONE_BYTES, w->len);
+				    MROCE_CNT_SQ_DONE_BYTES, w->msg.len);
 		else if (err == IB_WC_SUCCESS)
 			err = w->status;
 		s->sq_done++;
@@ -242,23 +242,17 @@ static enum ib_wc_status stream_fetch_one(struct mroce_stream *s,
 	u32 i;
 
 	memcpy(&w->wqe, ring, sizeof(w->wqe));
-	w->state = MROCE_SWQE_PENDING;
 	w->status = IB_WC_SUCCESS;
-	w->sent = 0;
-	w->placed = 0;
-	w->gen = 0;
-	w->rnr_left = qp->attr.rnr_retry;
 	if (op_is_local(w->wqe.opcode)) {
 		/* Done now; it carries no message, so the next one's number. */
-		w->msn = s->snd_msn;
-		w->ssn = 0;
-		w->len = 0;
+		mroce_smsg_init(&w->msg, s->snd_msn, 0, 0, 0);
 		w->status = stream_local_op(s, w, s->sq_fetch);
-		w->state = MROCE_SWQE_DONE;
+		w->msg.state = MROCE_SMSG_DONE;
 		return w->status;
 	}
-	w->msn = s->snd_msn++;
-	w->ssn = op_consumes_recv(w->wqe.opcode) ? s->snd_ssn++ : 0;
+	mroce_smsg_init(&w->msg, s->snd_msn++,
+			op_consumes_recv(w->wqe.opcode) ? s->snd_ssn++ : 0, 0,
+			qp->attr.rnr_retry);
 
 	if (!wire_opcode(w->wqe.opcode))
 		return IB_WC_LOC_QP_OP_ERR;
@@ -271,7 +265,7 @@ static enum ib_wc_status stream_fetch_one(struct mroce_stream *s,
 		    op_is_rd_atomic(w->wqe.opcode))
 			return IB_WC_LOC_LEN_ERR;
 		memcpy(w->inline_data, ring + 1, w->wqe.inline_len);
-		w->len = w->wqe.inline_len;
+		w->msg.len = w->wqe.inline_len;
 		w->wqe.num_sge = 0;
 		return IB_WC_SUCCESS;
 	}
@@ -282,13 +276,13 @@ static enum ib_wc_status stream_fetch_one(struct mroce_stream *s,
 		len += w->sge[i].length;
 	if (len > 1U << 31)
 		return IB_WC_LOC_LEN_ERR;
-	w->len = len;
+	w->msg.len = len;
 	if (w->wqe.opcode == IB_WR_ATOMIC_CMP_AND_SWP ||
 	    w->wqe.opcode == IB_WR_ATOMIC_FETCH_AND_ADD) {
 		if (w->wqe.num_sge != 1 || w->sge[0].length < sizeof(u64) ||
 		    !IS_ALIGNED(w->wqe.wr.atomic.remote_addr, sizeof(u64)))
 			return IB_WC_LOC_LEN_ERR;
-		w->len = sizeof(u64);
+		w->msg.len = sizeof(u64);
 	}
 	return IB_WC_SUCCESS;
 }
@@ -311,13 +305,13 @@ static void stream_fetch(struct mroce_stream *s)
 
 			s->sq_fetch++;
 			if (st != IB_WC_SUCCESS) {
-				w->state = MROCE_SWQE_DONE;
+				w->msg.state = MROCE_SMSG_DONE;
 				w->status = st;
 				mroce_req_complete(s);
 				return;
 			}
 			/* A local operation may complete at once. */
-			if (w->state == MROCE_SWQE_DONE)
+			if (w->msg.state == MROCE_SMSG_DONE)
 				mroce_req_complete(s);
 		}
 		if (s->sq_fetch != prod)
@@ -379,9 +373,9 @@ static bool stream_may_start(struct mroce_stream *s, u32 index,
 	struct mroce_qp *qp = s->qp;
 	u32 i;
 
-	if (!mroce_seq_before(w->msn, s->remote_done + MROCE_STREAM_WINDOW))
+	if (!mroce_seq_before(w->msg.msn, s->remote_done + MROCE_STREAM_WINDOW))
 		return false;
-	if (w->sent || w->gen)
+	if (w->msg.sent || w->msg.gen)
 		return true;	/* already started */
 	if (op_is_rd_atomic(w->wqe.opcode) &&
 	    s->rd_atomic >= max_t(u32, qp->attr.max_rd_atomic, 1))
@@ -389,20 +383,22 @@ static bool stream_may_start(struct mroce_stream *s, u32 index,
 	if (w->wqe.send_flags & MROCE_SEND_F_FENCE)
 		for (i = s->sq_done; i != index; i++)
 			if (op_is_rd_atomic(mroce_swqe_at(s, i)->wqe.opcode) &&
-			    mroce_swqe_at(s, i)->state != MROCE_SWQE_DONE)
+			    mroce_swqe_at(s, i)->msg.state != MROCE_SMSG_DONE)
 				return false;
 	return true;
 }
 
-static void seg_fill_request(struct mroce_seg *seg, struct mroce_swqe *w, u32 n)
+/* Fill in the request fields of a packet at @offset, @n bytes, of @w. */
+static void seg_fill_request(struct mroce_seg *seg, struct mroce_swqe *w,
+			     u32 offset, u32 n)
 {
 	struct mroce_pkt *h = &seg->hdr;
 
-	h->gen = w->gen;
-	h->msg_len = w->len;
-	h->offset = w->sent;
+	h->gen = w->msg.gen;
+	h->msg_len = w->msg.len;
+	h->offset = offset;
 	h->payload_len = n;
-	h->ssn = w->ssn;
+	h->ssn = w->msg.ssn;
 	/* SEND_INV's extension carries an rkey, a number, not immediate data. */
 	h->imm = w->wqe.opcode == IB_WR_SEND_WITH_INV ? w->wqe.imm_data :
 		 mroce_imm_to_wire(w->wqe.imm_data);
@@ -425,10 +421,8 @@ static void seg_fill_request(struct mroce_seg *seg, struct mroce_swqe *w, u32 n)
 		h->rkey = w->wqe.wr.atomic.rkey;
 		break;
 	}
-	if (h->opcode == MROCE_OP_READ_REQ || mroce_op_is_atomic(h->opcode))
-		h->payload_len = 0;
-	if (h->opcode == MROCE_OP_READ_REQ || mroce_op_is_atomic(h->opcode) ||
-	    w->sent + n == w->len) {
+	/* Its last packet asks for an ACK. */
+	if (w->msg.state == MROCE_SMSG_SENT) {
 		h->flags |= MROCE_F_ACK_REQ;
 		if (w->wqe.send_flags & MROCE_SEND_F_SOLICITED)
 			h->flags |= MROCE_F_SOLICITED;
@@ -467,38 +461,31 @@ int mroce_stream_next_seg(struct mroce_stream *s, u64 now_us,
 
 	for (i = s->sq_seg; i != s->sq_fetch; i++) {
 		struct mroce_swqe *w = mroce_swqe_at(s, i);
-		u32 n;
+		u32 n, offset;
 
-		if (w->state == MROCE_SWQE_RNR_WAIT && w->resume_us <= now_us) {
-			w->state = MROCE_SWQE_PENDING;
-			w->sent = 0;
-			w->gen++;
-		}
-		if (w->state != MROCE_SWQE_PENDING) {
+		mroce_smsg_resume(&w->msg, now_us);
+		if (w->msg.state != MROCE_SMSG_PENDING) {
 			/*
 			 * Cut whole: only an RNR NAK makes it PENDING again,
 			 * and that moves sq_seg back to it.  Skipped once, not
 			 * walked by every pass (256 QPs with 32 WRITEs each).
 			 */
-			if (i == s->sq_seg && w->state != MROCE_SWQE_RNR_WAIT)
+			if (i == s->sq_seg && w->msg.state != MROCE_SMSG_RNR_WAIT)
 				s->sq_seg = i + 1;
 			continue;
 		}
 		if (!stream_may_start(s, i, w))
 			return -ENODATA;
 
-		seg = mroce_seg_alloc(s, wire_opcode(w->wqe.opcode), w->msn);
+		seg = mroce_seg_alloc(s, wire_opcode(w->wqe.opcode), w->msg.msn);
 		if (!seg)
 			return -ENOMEM;
-		if (!w->sent && !w->gen && op_is_rd_atomic(w->wqe.opcode))
+		if (!w->msg.sent && !w->msg.gen && op_is_rd_atomic(w->wqe.opcode))
 			s->rd_atomic++;
-		n = min(s->mtu, w->len - w->sent);
-		seg_fill_request(seg, w, n);
+		n = mroce_smsg_cut(&w->msg, s->mtu,
+				   op_is_rd_atomic(w->wqe.opcode), &offset);
+		seg_fill_request(seg, w, offset, n);
 		seg->sq_index = i;
-		if (seg->hdr.payload_len)
-			w->sent += n;
-		if (!seg->hdr.payload_len || w->sent == w->len)
-			w->state = MROCE_SWQE_SENT;
 		if (!s->wait_since_us)
 			stream_wait_from(s, now_us);
 		*segp = seg;
@@ -541,8 +528,8 @@ void mroce_stream_fill(struct mroce_seg *seg, void *payload)
 		return;
 	}
 	w = s->qp ? mroce_swqe_at(s, seg->sq_index) : NULL;
-	if (!w || s->error || w->msn != seg->hdr.msn || w->gen != seg->hdr.gen ||
-	    w->state == MROCE_SWQE_DONE ||
+	if (!w || s->error || w->msg.msn != seg->hdr.msn || w->msg.gen != seg->hdr.gen ||
+	    w->msg.state == MROCE_SMSG_DONE ||
 	    !mroce_seq_before(seg->sq_index, s->sq_fetch) ||
 	    mroce_seq_before(seg->sq_index, s->sq_done)) {
 		memset(payload, 0, len);
@@ -550,7 +537,7 @@ void mroce_stream_fill(struct mroce_seg *seg, void *payload)
 	}
 	if (gather(s, w, seg->hdr.offset, payload, len)) {
 		memset(payload, 0, len);
-		w->state = MROCE_SWQE_DONE;
+		w->msg.state = MROCE_SMSG_DONE;
 		w->status = IB_WC_LOC_PROT_ERR;
 		mroce_req_complete(s);
 	}
@@ -579,8 +566,8 @@ bool mroce_stream_seg_expired(struct mroce_seg *seg)
 		if (mroce_seq_before(seg->hdr.msn, s->remote_done))
 			return false;
 		w = mroce_swqe_at(s, seg->sq_index);
-		if (w->msn == seg->hdr.msn && w->state != MROCE_SWQE_DONE) {
-			w->state = MROCE_SWQE_DONE;
+		if (w->msg.msn == seg->hdr.msn && w->msg.state != MROCE_SMSG_DONE) {
+			w->msg.state = MROCE_SMSG_DONE;
 			w->status = IB_WC_RETRY_EXC_ERR;
 			mroce_req_complete(s);
 			return true;
@@ -614,8 +601,8 @@ bool mroce_req_rx_response(struct mroce_stream *s, const struct mroce_pkt *pkt,
 	is_read = w->wqe.opcode == IB_WR_RDMA_READ;
 	if (pkt->opcode == MROCE_OP_READ_RESP)
 		is_read = !is_read;	/* true now means: wrong response type */
-	if (w->msn != pkt->msn || w->state == MROCE_SWQE_DONE ||
-	    !op_is_rd_atomic(w->wqe.opcode) || pkt->msg_len != w->len || is_read)
+	if (w->msg.msn != pkt->msn || w->msg.state == MROCE_SMSG_DONE ||
+	    !op_is_rd_atomic(w->wqe.opcode) || pkt->msg_len != w->msg.len || is_read)
 		return false;
 
 	if (pkt->opcode == MROCE_OP_ATOMIC_RESP) {
@@ -623,17 +610,15 @@ bool mroce_req_rx_response(struct mroce_stream *s, const struct mroce_pkt *pkt,
 
 		if (mroce_stream_scatter(s, w->sge, 1, 0, (const u8 *)&orig, sizeof(orig)))
 			w->status = IB_WC_LOC_PROT_ERR;
-		w->state = MROCE_SWQE_DONE;
+		w->msg.state = MROCE_SMSG_DONE;
 	} else {
 		if (pkt->payload_len &&
 		    mroce_stream_scatter(s, w->sge, w->wqe.num_sge, pkt->offset,
 					 payload, pkt->payload_len)) {
 			w->status = IB_WC_LOC_PROT_ERR;
-			w->state = MROCE_SWQE_DONE;
+			w->msg.state = MROCE_SMSG_DONE;
 		} else {
-			w->placed += pkt->payload_len;
-			if (w->placed == w->len)
-				w->state = MROCE_SWQE_DONE;
+			mroce_smsg_placed(&w->msg, pkt->payload_len);
 		}
 	}
 	mroce_req_complete(s);
@@ -660,50 +645,44 @@ void mroce_stream_progress(struct mroce_stream *s,
 		u32 index;
 		struct mroce_swqe *w = swqe_of_msn(s, rec->nak_msn, &index);
 
-		if (w && w->gen == rec->nak_gen && w->state == MROCE_SWQE_SENT) {
+		if (w && w->msg.gen == rec->nak_gen && w->msg.state == MROCE_SMSG_SENT) {
 			switch (rec->nak) {
 			case MROCE_NAK_RNR:
 				mroce_count(s->conn->mdev, MROCE_CNT_RNR_NAKS_RCVD, 1);
-				if (!w->rnr_left) {
-					w->state = MROCE_SWQE_DONE;
+				if (!mroce_smsg_rnr(&w->msg, now_us,
+						    rnr_timer_us[rec->rnr_timer & 31])) {
 					w->status = IB_WC_RNR_RETRY_EXC_ERR;
 					break;
 				}
-				if (w->rnr_left != 7)
-					w->rnr_left--;
-				w->state = MROCE_SWQE_RNR_WAIT;
 				s->rnr_wait = true;
-				w->resume_us = now_us + rnr_timer_us[rec->rnr_timer & 31];
-				mroce_stream_due(s, w->resume_us);
+				mroce_stream_due(s, w->msg.resume_us);
 				if (mroce_seq_before(index, s->sq_seg))
 					s->sq_seg = index;
 				break;
 			case MROCE_NAK_REMOTE_ACCESS:
-				w->state = MROCE_SWQE_DONE;
+				w->msg.state = MROCE_SMSG_DONE;
 				w->status = IB_WC_REM_ACCESS_ERR;
 				break;
 			case MROCE_NAK_INVALID_REQUEST:
-				w->state = MROCE_SWQE_DONE;
+				w->msg.state = MROCE_SMSG_DONE;
 				w->status = IB_WC_REM_INV_REQ_ERR;
 				break;
 			default:
-				w->state = MROCE_SWQE_DONE;
+				w->msg.state = MROCE_SMSG_DONE;
 				w->status = IB_WC_REM_OP_ERR;
 				break;
 			}
 		}
 	}
-	if (mroce_seq_before(s->remote_done, rec->msn_done) &&
-	    !mroce_seq_before(s->snd_msn, rec->msn_done)) {
-		s->remote_done = rec->msn_done;
+	if (mroce_msg_progress(&s->remote_done, s->snd_msn, rec->msn_done)) {
 		/* SENDs and WRITEs complete when the peer has placed them. */
 		for (i = s->sq_done; i != s->sq_fetch; i++) {
 			struct mroce_swqe *w = mroce_swqe_at(s, i);
 
-			if (!mroce_seq_before(w->msn, s->remote_done))
+			if (!mroce_seq_before(w->msg.msn, s->remote_done))
 				break;
-			if (w->state == MROCE_SWQE_SENT && !op_is_rd_atomic(w->wqe.opcode))
-				w->state = MROCE_SWQE_DONE;
+			if (w->msg.state == MROCE_SMSG_SENT && !op_is_rd_atomic(w->wqe.opcode))
+				w->msg.state = MROCE_SMSG_DONE;
 		}
 	}
 
@@ -729,8 +708,8 @@ u64 mroce_stream_deadline(struct mroce_stream *s)
 	for (i = s->sq_seg; s->rnr_wait && i != s->sq_fetch; i++) {
 		struct mroce_swqe *w = mroce_swqe_at(s, i);
 
-		if (w->state == MROCE_SWQE_RNR_WAIT && (!t || w->resume_us < t))
-			t = w->resume_us;
+		if (w->msg.state == MROCE_SMSG_RNR_WAIT && (!t || w->msg.resume_us < t))
+			t = w->msg.resume_us;
 	}
 	s->rnr_wait = t != 0;
 	if (s->wait_since_us && s->sq_done != s->sq_fetch) {

@@ -177,9 +177,9 @@ static void stream_advance(struct mroce_stream *s)
 	bool moved = false;
 
 	for (;;) {
-		struct mroce_rmsg *m = &s->rmsg[s->rcv_done % MROCE_STREAM_WINDOW];
+		struct mroce_rmsg *m = mroce_rmsg_oldest(s->rmsg, s->rcv_done);
 
-		if (m->msn != s->rcv_done)
+		if (!m)
 			break;
 		if (m->state == MROCE_RMSG_REQUEST) {
 			stream_run_request(s, m);
@@ -384,9 +384,7 @@ static void stream_rx_place(struct mroce_stream *s, struct mroce_rmsg *m,
 		return;
 	}
 
-	m->placed += pkt->payload_len;
-	if (m->placed == m->len)
-		m->state = MROCE_RMSG_DONE;
+	mroce_rmsg_placed(m, pkt->payload_len);
 }
 
 /**
@@ -404,7 +402,6 @@ bool mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 	struct mroce_qp *qp = s->qp;
 	enum ib_qp_state state;
 	struct mroce_rmsg *m;
-	u32 d;
 
 	lockdep_assert_held(&s->conn->lock);
 	if (!qp || s->error || pkt->src_qpn != s->dest_qpn)
@@ -417,34 +414,9 @@ bool mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 	if (pkt->opcode == MROCE_OP_READ_RESP || pkt->opcode == MROCE_OP_ATOMIC_RESP)
 		return mroce_req_rx_response(s, pkt, payload);
 
-	d = pkt->msn - s->rcv_done;
-	if (d >= MROCE_STREAM_WINDOW)
-		return false;	/* complete already, or beyond the window */
-	m = &s->rmsg[pkt->msn % MROCE_STREAM_WINDOW];
-	if (m->state == MROCE_RMSG_FREE || m->msn != pkt->msn) {
-		memset(m, 0, sizeof(*m));
-		m->msn = pkt->msn;
-		m->len = pkt->msg_len;
-		m->gen = pkt->gen;
-		m->opcode = pkt->opcode;
-		m->recv = mroce_op_has_ssn(pkt->opcode);
-		m->ssn = pkt->ssn;
-		m->imm = pkt->imm;
-		m->state = MROCE_RMSG_ACTIVE;
-	}
-	if (m->state == MROCE_RMSG_DONE || m->state == MROCE_RMSG_REQUEST ||
-	    (s8)(pkt->gen - m->gen) < 0)
+	m = mroce_rmsg_accept(s->rmsg, s->rcv_done, pkt);
+	if (!m)
 		return false;
-	if (pkt->gen != m->gen) {
-		/* The sender started the message over after an RNR NAK. */
-		m->gen = pkt->gen;
-		m->placed = 0;
-		m->rnr = false;
-	}
-	if (m->rnr || pkt->msg_len != m->len || pkt->opcode != m->opcode)
-		return false;
-	if (pkt->flags & MROCE_F_SOLICITED)
-		m->solicited = true;
 
 	if (pkt->opcode == MROCE_OP_READ_REQ || mroce_op_is_atomic(pkt->opcode)) {
 		if (s->qp->ibqp.qp_type == IB_QPT_UC) {
@@ -453,11 +425,7 @@ bool mroce_stream_rx(struct mroce_stream *s, const struct mroce_pkt *pkt,
 					IB_WC_REM_INV_REQ_ERR);
 			return true;
 		}
-		m->va = pkt->va;
-		m->rkey = pkt->rkey;
-		m->swap_add = pkt->swap_add;
-		m->compare = pkt->compare;
-		m->state = MROCE_RMSG_REQUEST;
+		mroce_rmsg_request(m, pkt);
 	} else {
 		stream_rx_place(s, m, pkt, payload);
 	}

@@ -181,8 +181,8 @@ void mroce_stream_fail(struct mroce_stream *s, enum ib_wc_status status)
 	for (i = s->sq_done; i != s->sq_fetch; i++) {
 		struct mroce_swqe *w = mroce_swqe_at(s, i);
 
-		if (w->state != MROCE_SWQE_DONE) {
-			w->state = MROCE_SWQE_DONE;
+		if (w->msg.state != MROCE_SMSG_DONE) {
+			w->msg.state = MROCE_SMSG_DONE;
 			w->status = status;
 		}
 	}

@@ -15,6 +15,7 @@
 #include <linux/xarray.h>
 #include <net/dst_cache.h>
 
+#include "message.h"
 #include "multipath.h"
 #include "params.h"
 #include "verbs.h"
@@ -104,42 +105,19 @@ struct mroce_conn {
 	struct mroce_path path[];
 };
 
-enum mroce_swqe_state {
-	MROCE_SWQE_PENDING,	/* bytes left to segment */
-	MROCE_SWQE_SENT,	/* all segmented; waiting for the peer */
-	MROCE_SWQE_RNR_WAIT,	/* RNR NAKed; resend at @resume_us */
-	MROCE_SWQE_DONE,	/* complete, status in @status */
-};
-
 /**
  * struct mroce_swqe - the kernel's copy of a send work request
  * @wqe: the request as posted
  * @sge: its scatter list (not inline)
  * @inline_data: its inline payload
- * @msn: message number
- * @ssn: receive match token (receive-consuming opcodes)
- * @len: payload length
- * @sent: bytes segmented so far
- * @placed: READ: response bytes placed
- * @gen: generation (incremented by each RNR resend)
- * @state: enum mroce_swqe_state
- * @rnr_left: RNR resends left (7: without limit)
- * @resume_us: RNR_WAIT: when to resend
- * @status: completion status once DONE
+ * @msg: its message's state (message.h)
+ * @status: completion status once its message is DONE
  */
 struct mroce_swqe {
 	struct mroce_send_wqe wqe;
 	struct mroce_sge sge[MROCE_MAX_SGE];
 	u8 inline_data[MROCE_MAX_INLINE];
-	u32 msn;
-	u32 ssn;
-	u32 len;
-	u32 sent;
-	u32 placed;
-	u8 gen;
-	u8 state;
-	u8 rnr_left;
-	u64 resume_us;
+	struct mroce_smsg msg;
 	enum ib_wc_status status;
 };
 
@@ -159,53 +137,6 @@ struct mroce_rwqe {
 
 int mroce_rwqe_load(const struct mroce_recv_wqe *wqe, u32 max_sge,
 		    struct mroce_rwqe *r);
-
-enum mroce_rmsg_state {
-	MROCE_RMSG_FREE,
-	MROCE_RMSG_ACTIVE,	/* placing */
-	MROCE_RMSG_REQUEST,	/* READ/atomic, runs when it is the oldest */
-	MROCE_RMSG_DONE,	/* complete, waiting for earlier messages */
-};
-
-/**
- * struct mroce_rmsg - receive-side state of one message in the window
- * @msn: the message
- * @len: its length
- * @placed: bytes placed
- * @ssn: receive it consumes (@recv)
- * @imm: immediate data (its wire field's value) or invalidated rkey
- * @gen: generation being placed
- * @state: enum mroce_rmsg_state
- * @opcode: its wire opcode
- * @recv: consumes a receive
- * @solicited: the sender asked for a solicited event
- * @rnr: this generation was RNR NAKed; its packets are dropped
- * @recv_loaded: the receive was copied from the ring and checked
- * @status: completion status of the receive (IB_WC_SUCCESS or an error)
- * @va: READ/atomic: remote address
- * @rkey: READ/atomic: remote key
- * @swap_add: atomic operand
- * @compare: compare-and-swap operand
- */
-struct mroce_rmsg {
-	u32 msn;
-	u32 len;
-	u32 placed;
-	u32 ssn;
-	u32 imm;
-	u8 gen;
-	u8 state;
-	u8 opcode;
-	bool recv;
-	bool solicited;
-	bool rnr;
-	bool recv_loaded;
-	enum ib_wc_status status;
-	u64 va;
-	u32 rkey;
-	u64 swap_add;
-	u64 compare;
-};
 
 /**
  * struct mroce_resp - a READ or atomic response the responder owes

@@ -53,6 +53,7 @@ static void fixture_init(struct kunit *test, struct fixture *f)
 
 	mroce_verbs_init(f->mdev);
 	f->mdev->active_mtu = IB_MTU_1024;
+	f->mdev->link_payload = 1024;	/* as the netdev's MTU sets it */
 	f->pd->ibpd.device = &f->mdev->ibdev;
 
 	spin_lock_init(&f->cq->lock);
