@@ -30,7 +30,7 @@
 #define MROCE_REORDER_PKTS	3U
 /* Tail probes a flight may send before only its RTO is left (id PATH-TLP) */
 #define MROCE_TLP_MAX		4U
-/* ... of which those sent without other paths' evidence (id PATH-TLP) */
+/* ... of which those two RTTs apart without other paths' evidence */
 #define MROCE_TLP_QUEUED	2U
 #define MROCE_HOME_PROBE_US	100000	/* route probe interval of a moved path */
 #define MROCE_HOME_KEEP_US	60000000ULL	/* ... for this long */

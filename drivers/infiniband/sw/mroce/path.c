@@ -437,16 +437,6 @@ static bool rack_scan_done(const struct mroce_txpath *tp,
 }
 
 /*
- * The tail probes the flight may have (id PATH-TLP): beyond
- * MROCE_TLP_QUEUED only with the other paths' evidence that the network
- * delivers.
- */
-static unsigned int tlp_max(const struct mroce_txpath *tp)
-{
-	return tp->others_us > tp->last_xmit_us ? MROCE_TLP_MAX : MROCE_TLP_QUEUED;
-}
-
-/*
  * Since when the path may be silent: its latest sign of life, if another
  * path has delivered a packet sent after it (the network delivers), or
  * else never.
@@ -477,16 +467,22 @@ bool mroce_txpath_silent(const struct mroce_txpath *tp, u64 now_us)
 }
 
 /*
- * When the next tail probe is due, or 0 if none is: two smoothed RTTs
- * after the path's latest transmission, or after it fell silent if that
- * is earlier.  The deadline and the probe itself both ask here, so the
- * timer never fires for a probe that will not be sent.
+ * When the next tail probe is due, or 0 if none is (id PATH-TLP): two
+ * smoothed RTTs after the path's latest transmission, or after it fell
+ * silent if that is earlier; past MROCE_TLP_QUEUED probes, four and
+ * eight unless another path delivered a packet sent after it.  The
+ * deadline and the probe itself both ask here, so the timer never fires
+ * for a probe that will not be sent.
  */
 static u64 tlp_due(const struct mroce_txpath *tp)
 {
-	if (tp->probes >= tlp_max(tp))
+	u64 wait = 2ULL * tp->srtt_us;
+
+	if (tp->probes >= MROCE_TLP_MAX)
 		return 0;
-	return min(tp->last_xmit_us, silent_since(tp)) + 2ULL * tp->srtt_us;
+	if (tp->probes >= MROCE_TLP_QUEUED && tp->others_us <= tp->last_xmit_us)
+		wait <<= tp->probes - MROCE_TLP_QUEUED + 1;
+	return min(tp->last_xmit_us, silent_since(tp)) + wait;
 }
 
 /*

@@ -1110,9 +1110,9 @@ static void rack_test(struct kunit *test)
  * PATH-TLP: a flight whose last transmission has drawn no ACK for two
  * smoothed RTTs sends its newest packet again, MROCE_TLP_MAX times until
  * an ACK acknowledges something or the path takes another route (after
- * MROCE_TLP_QUEUED of them, only while other paths deliver), not while a
- * packet found lost waits to go, without backing off or cutting the
- * window.
+ * MROCE_TLP_QUEUED of them, four and eight RTTs apart unless other paths
+ * deliver), not while a packet found lost waits to go, without backing
+ * off or cutting the window.
  */
 static void tail_probe_test(struct kunit *test)
 {
@@ -1153,13 +1153,15 @@ static void tail_probe_test(struct kunit *test)
 
 	/*
 	 * Each probe unanswered: the next, two RTTs after it; past
-	 * MROCE_TLP_QUEUED, only once other paths delivered a packet sent
-	 * after the latest (a queue they all wait in would not).
+	 * MROCE_TLP_QUEUED, two only once other paths delivered a packet sent
+	 * after the latest (a queue they all wait in would not), else four
+	 * and eight: the fourth then waits for the RTO, at 2000.
 	 */
 	for (k = 1, t = 1210; k < MROCE_TLP_MAX; k++) {
-		if (k == MROCE_TLP_QUEUED) {
+		if (k >= MROCE_TLP_QUEUED) {
 			tp->others_us = t;
-			KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 1000 + 1000);
+			KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp),
+					min(t + (200ULL << (k - 1)), 1000ULL + 1000));
 			KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, t + 200, psns,
 								   4, &probe), 0);
 		}
@@ -1178,7 +1180,7 @@ static void tail_probe_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, tp->cc.cwnd, cwnd);
 	}
 	KUNIT_ASSERT_LT(test, t, 1000 + 1000);
-	/* PATH-TLP's numbers: two probes, four with the evidence. */
+	/* PATH-TLP's numbers: two probes two RTTs apart, four with the evidence. */
 	KUNIT_EXPECT_EQ(test, tp->probes, 4);
 	KUNIT_EXPECT_EQ(test, MROCE_TLP_QUEUED, 2U);
 
