@@ -159,7 +159,7 @@ bool mroce_smsg_resume(struct mroce_smsg *m, u64 now_us)
 /**
  * mroce_smsg_cut() - the next packet of a message
  * @m: the message, PENDING
- * @mtu: payload bytes per packet
+ * @mtu: payload bytes per packet (not 0)
  * @request: it is a READ or atomic request, whose only packet carries
  *	no payload
  * @offset: set to the packet's offset in the message
