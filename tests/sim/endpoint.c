@@ -387,13 +387,14 @@ static void tx_new(struct sim_conn *c, u64 now)
 {
 	while (c->cut) {
 		struct sim_msg *m = c->cut;
-		int id = mroce_paths_pick(&c->paths);
 		struct sim_seg *seg;
 		u32 psn;
+		int id;
 
 		/* The peer's window holds the messages after the oldest. */
 		if (m->s.msn - c->head->s.msn >= MROCE_STREAM_WINDOW)
 			break;
+		id = mroce_paths_pick(&c->paths);
 		if (id < 0) {
 			c->ep->st.paced += c->paths.pacer.blocked;
 			break;
