@@ -28,9 +28,9 @@
 #define MROCE_EXPIRIES_MAX	255	/* a packet's expiries before its stream fails */
 /* Acknowledged packets past a hole before it counts as a loss. */
 #define MROCE_REORDER_PKTS	3U
-/* Tail probes a flight may send before only its RTO is left (id PATH-TLP) */
+/* Tail probes a flight may send with other paths' evidence (id PATH-TLP) */
 #define MROCE_TLP_MAX		4U
-/* ... of which those two RTTs apart without other paths' evidence */
+/* ... of which those sent without it; past them, MAX - QUEUED blind ones */
 #define MROCE_TLP_QUEUED	2U
 #define MROCE_HOME_PROBE_US	100000	/* route probe interval of a moved path */
 #define MROCE_HOME_KEEP_US	60000000ULL	/* ... for this long */

@@ -251,7 +251,9 @@ void mroce_txpath_new_route(struct mroce_txpath *tp, u64 now_us)
 {
 	mroce_cc_on_new_route(&tp->cc);
 	tp->route_us = now_us;
-	tp->probes = 0;	/* the old route's probes say nothing of this one */
+	/* The old route's probes say nothing of this one. */
+	tp->probes = 0;
+	tp->blind = 0;
 	tp->failed = false;
 	tp->progress_us = now_us;
 }
@@ -271,6 +273,7 @@ void mroce_txpath_route_back(struct mroce_txpath *tp, u32 cwnd)
 	tp->dead = false;
 	tp->failed = false;
 	tp->probes = 0;
+	tp->blind = 0;
 	mroce_cc_on_route_back(&tp->cc, cwnd);
 }
 
@@ -467,21 +470,35 @@ bool mroce_txpath_silent(const struct mroce_txpath *tp, u64 now_us)
 }
 
 /*
+ * Whether the next tail probe goes without the other paths' evidence
+ * that the network delivers: past MROCE_TLP_QUEUED probes, while no other
+ * path has delivered a packet sent after the path's latest transmission.
+ */
+static bool tlp_blind(const struct mroce_txpath *tp)
+{
+	return tp->probes - tp->blind >= MROCE_TLP_QUEUED &&
+	       tp->others_us <= tp->last_xmit_us;
+}
+
+/*
  * When the next tail probe is due, or 0 if none is (id PATH-TLP): two
  * smoothed RTTs after the path's latest transmission, or after it fell
- * silent if that is earlier; past MROCE_TLP_QUEUED probes, four and
- * eight unless another path delivered a packet sent after it.  The
- * deadline and the probe itself both ask here, so the timer never fires
- * for a probe that will not be sent.
+ * silent if that is earlier.  Blind ones (tlp_blind()) wait four and
+ * eight, and leave the probes the evidence allows for when it comes.
+ * The deadline and the probe itself both ask here, so the timer never
+ * fires for a probe that will not be sent.
  */
 static u64 tlp_due(const struct mroce_txpath *tp)
 {
 	u64 wait = 2ULL * tp->srtt_us;
 
-	if (tp->probes >= MROCE_TLP_MAX)
+	if (tlp_blind(tp)) {
+		if (tp->blind >= MROCE_TLP_MAX - MROCE_TLP_QUEUED)
+			return 0;
+		wait <<= tp->blind + 1;
+	} else if (tp->probes - tp->blind >= MROCE_TLP_MAX) {
 		return 0;
-	if (tp->probes >= MROCE_TLP_QUEUED && tp->others_us <= tp->last_xmit_us)
-		wait <<= tp->probes - MROCE_TLP_QUEUED + 1;
+	}
 	return min(tp->last_xmit_us, silent_since(tp)) + wait;
 }
 
@@ -624,6 +641,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 
 	if (res->acked) {
 		tp->probes = 0;
+		tp->blind = 0;
 		tp->progress_us = now_us;
 		/*
 		 * Delivery over the path's own route ends a timeout episode.
@@ -766,11 +784,11 @@ u64 mroce_txpath_deadline(const struct mroce_txpath *tp)
  *
  * A packet sent before one since acknowledged is lost once it is overdue
  * (id PATH-RACK).  Failing that, a path whose latest transmission has
- * gone unanswered for two smoothed RTTs sends its newest packet in flight
- * again, to draw an ACK that shows what else was lost (id PATH-TLP): the
+ * gone unanswered for two smoothed RTTs (or more: tlp_due()) sends its
+ * newest packet in flight again, to draw an ACK that shows what else was lost (id PATH-TLP): the
  * last packets of a burst have none sent after them to find their loss.
- * A flight has up to MROCE_TLP_MAX probes until an ACK acknowledges
- * something (tlp_due()).
+ * A flight has up to MROCE_TLP_MAX probes, and blind ones beside, until
+ * an ACK acknowledges something (tlp_due()).
  * Neither backs the timer off nor cuts the window: the route delivers,
  * the loss is the fabric's.
  *
@@ -819,6 +837,8 @@ unsigned int mroce_txpath_recover(struct mroce_txpath *tp, u64 now_us,
 	 */
 	newest->reroute = silent_since(tp) < tp->last_xmit_us || tp->probes % 2;
 	tp->lost_pending++;
+	if (tlp_blind(tp))
+		tp->blind++;
 	tp->probes++;
 	tp->progress_us = now_us;
 	psns[0] = newest_psn;

@@ -144,7 +144,10 @@ struct mroce_txslot {
  *	something, a tail probe, a new port, or a packet sent (new or again)
  *	with none in the network (id PATH-SILENT)
  * @probes: tail probes (mroce_txpath_recover()) sent since an ACK last
- *	acknowledged anything, at most MROCE_TLP_MAX
+ *	acknowledged anything
+ * @blind: those of @probes sent past MROCE_TLP_QUEUED without the other
+ *	paths' evidence; they do not count against the probes the evidence
+ *	allows (id PATH-TLP)
  * @lost: packets found lost, cumulative
  * @sacked: acknowledged packets at or after @una (selectively acked)
  * @lost_pending: packets found lost and not yet sent again
@@ -174,6 +177,7 @@ struct mroce_txpath {
 	u64 last_xmit_us;
 	u64 progress_us;
 	u8 probes;
+	u8 blind;
 	u64 lost;
 	u32 sacked;
 	u32 lost_pending;

@@ -1110,9 +1110,9 @@ static void rack_test(struct kunit *test)
  * PATH-TLP: a flight whose last transmission has drawn no ACK for two
  * smoothed RTTs sends its newest packet again, MROCE_TLP_MAX times until
  * an ACK acknowledges something or the path takes another route (after
- * MROCE_TLP_QUEUED of them, four and eight RTTs apart unless other paths
- * deliver), not while a packet found lost waits to go, without backing
- * off or cutting the window.
+ * MROCE_TLP_QUEUED of them, only while other paths deliver; otherwise
+ * blind ones, tail_probe_blind_test()), not while a packet found lost
+ * waits to go, without backing off or cutting the window.
  */
 static void tail_probe_test(struct kunit *test)
 {
@@ -1153,20 +1153,20 @@ static void tail_probe_test(struct kunit *test)
 
 	/*
 	 * Each probe unanswered: the next, two RTTs after it; past
-	 * MROCE_TLP_QUEUED, two only once other paths delivered a packet sent
-	 * after the latest (a queue they all wait in would not), else four
-	 * and eight: the fourth then waits for the RTO, at 2000.
+	 * MROCE_TLP_QUEUED, only once other paths delivered a packet sent
+	 * after the latest (a queue they all wait in would not); without
+	 * that, a blind one four RTTs on (past the RTO, at 2000, the second
+	 * time).
 	 */
 	for (k = 1, t = 1210; k < MROCE_TLP_MAX; k++) {
 		if (k >= MROCE_TLP_QUEUED) {
 			tp->others_us = t;
 			KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp),
-					min(t + (200ULL << (k - 1)), 1000ULL + 1000));
+					min(t + 400, 1000ULL + 1000));
 			KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, t + 200, psns,
 								   4, &probe), 0);
-		}
-		if (k >= MROCE_TLP_QUEUED)
 			tp->others_us = t + 1;
+		}
 		t += 200;
 		KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), t);
 		KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, t - 1, psns, 4, &probe), 0);
@@ -1184,7 +1184,11 @@ static void tail_probe_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tp->probes, 4);
 	KUNIT_EXPECT_EQ(test, MROCE_TLP_QUEUED, 2U);
 
-	/* MROCE_TLP_MAX probes: then only the RTO of the oldest, psn 1. */
+	/*
+	 * MROCE_TLP_MAX probes: then only the RTO of the oldest, psn 1, or
+	 * a blind probe, four RTTs on (after the RTO here).
+	 */
+	KUNIT_EXPECT_EQ(test, tp->blind, 0);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 1000 + 1000);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 1999, psns, 4, &probe), 0);
 	KUNIT_EXPECT_FALSE(test, probe);
@@ -1200,12 +1204,77 @@ static void tail_probe_test(struct kunit *test)
 			t + 90 + 2 * (u64)tp->srtt_us);
 
 	/* A new route's flight has its probes, whatever the old one used. */
-	tp->probes = MROCE_TLP_MAX;
+	tp->blind = MROCE_TLP_MAX - MROCE_TLP_QUEUED;
+	tp->probes = MROCE_TLP_MAX + tp->blind;
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp),
 			t + 90 + (u64)mroce_txpath_rto(tp));
 	mroce_txpath_new_route(tp, t + 190);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp),
 			t + 90 + 2 * (u64)tp->srtt_us);
+}
+
+/*
+ * PATH-TLP without the other paths' evidence, as at the end of a
+ * collective's step, when every path is idle: after MROCE_TLP_QUEUED
+ * probes two RTTs apart, two blind ones four and eight RTTs on.  Evidence
+ * that comes later still has its own probes, two RTTs after the path
+ * fell silent: the blind ones did not spend them.
+ */
+static void tail_probe_blind_test(struct kunit *test)
+{
+	static const u64 wait[] = { 200, 200, 400, 800 };
+	struct mroce_txpath *tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
+	struct mroce_ack_result res;
+	unsigned int counts[4] = {};
+	u8 sack[32] = {};
+	u32 psns[4];
+	unsigned int k;
+	bool probe;
+	u64 t;
+
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	mroce_txpath_init(tp, 5000, 0);	/* an RTO past every probe */
+	mroce_txpath_send(tp, 1, (void *)0);
+	mroce_txpath_ack(tp, 101, 1, sack, 0, count_acked, counts, psns, 4, &res);
+	KUNIT_ASSERT_EQ(test, tp->srtt_us, 100);
+	mroce_txpath_send(tp, 1000, (void *)1);
+
+	for (k = 0, t = 1000; k < ARRAY_SIZE(wait); k++) {
+		t += wait[k];
+		KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), t);
+		KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, t - 1, psns, 4, &probe), 0);
+		KUNIT_ASSERT_EQ(test, mroce_txpath_recover(tp, t, psns, 4, &probe), 1);
+		KUNIT_EXPECT_TRUE(test, probe);
+		KUNIT_EXPECT_EQ(test, psns[0], 1);
+		KUNIT_EXPECT_EQ(test, (unsigned int)mroce_txpath_slot(tp, 1)->reroute, k % 2);
+		mroce_txpath_resent(tp, 1, t, false);
+	}
+	KUNIT_EXPECT_EQ(test, tp->probes, 4);
+	KUNIT_EXPECT_EQ(test, tp->blind, 2);
+	/* No blind probe left. */
+	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, t + 4000, psns, 4, &probe), 0);
+	KUNIT_EXPECT_FALSE(test, probe);
+
+	/*
+	 * Another path delivers a packet sent since: the path is silent since
+	 * its latest probe, and has two probes more.
+	 */
+	tp->others_us = t + 1;
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), t + 200);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_recover(tp, t + 200, psns, 4, &probe), 1);
+	KUNIT_EXPECT_TRUE(test, probe);
+	mroce_txpath_resent(tp, 1, t + 200, false);
+	tp->others_us = t + 201;
+	KUNIT_ASSERT_EQ(test, mroce_txpath_recover(tp, t + 400, psns, 4, &probe), 1);
+	mroce_txpath_resent(tp, 1, t + 400, false);
+	tp->others_us = t + 401;
+	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, t + 4000, psns, 4, &probe), 0);
+	KUNIT_EXPECT_EQ(test, tp->probes, 6);
+
+	/* An ACK that acknowledges something gives the next flight all. */
+	mroce_txpath_ack(tp, t + 450, 2, sack, 0, count_acked, counts, psns, 4, &res);
+	KUNIT_EXPECT_EQ(test, tp->probes, 0);
+	KUNIT_EXPECT_EQ(test, tp->blind, 0);
 }
 
 /*
@@ -1294,6 +1363,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(tx_timeout_test),
 	KUNIT_CASE(rack_test),
 	KUNIT_CASE(tail_probe_test),
+	KUNIT_CASE(tail_probe_blind_test),
 	KUNIT_CASE(dead_by_detour_test),
 	KUNIT_CASE(silent_probe_test),
 	KUNIT_CASE(detour_test),
