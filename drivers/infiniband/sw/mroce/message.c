@@ -105,7 +105,8 @@ bool mroce_rmsg_placed(struct mroce_rmsg *m, u32 bytes)
  * first, and is DONE after); the caller completes it, sets it FREE and
  * moves msn_done on.
  *
- * Return: message @done, or NULL if none of its packets has arrived.
+ * Return: message @done, or NULL if none of its packets has arrived (or
+ * its slot was freed, as a stream that fails does).
  */
 struct mroce_rmsg *mroce_rmsg_oldest(struct mroce_rmsg *win, u32 done)
 {
@@ -117,7 +118,8 @@ struct mroce_rmsg *mroce_rmsg_oldest(struct mroce_rmsg *win, u32 done)
 }
 
 /**
- * mroce_smsg_init() - a message about to be sent for the first time
+ * mroce_smsg_init() - a message about to be sent for the first time (or
+ *	a local operation's place, with no message)
  * @m: the message
  * @msn: its number
  * @ssn: the receive it consumes, or 0

@@ -65,10 +65,14 @@ static void window_order_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, win[1].state, MROCE_RMSG_DONE);
 
 	KUNIT_EXPECT_TRUE(test, place(0, pkt(MROCE_OP_SEND, 0, 0, 3000, 1000, 1000)));
-	KUNIT_EXPECT_EQ(test, mroce_rmsg_oldest(win, 0)->state, MROCE_RMSG_DONE);
-	win[0].state = MROCE_RMSG_FREE;
-	KUNIT_EXPECT_EQ(test, mroce_rmsg_oldest(win, 1)->state, MROCE_RMSG_DONE);
-	win[1].state = MROCE_RMSG_FREE;
+	m = mroce_rmsg_oldest(win, 0);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_EXPECT_EQ(test, m->state, MROCE_RMSG_DONE);
+	m->state = MROCE_RMSG_FREE;
+	m = mroce_rmsg_oldest(win, 1);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	KUNIT_EXPECT_EQ(test, m->state, MROCE_RMSG_DONE);
+	m->state = MROCE_RMSG_FREE;
 	KUNIT_EXPECT_NULL(test, mroce_rmsg_oldest(win, 2));
 
 	/* A zero-length message is complete with its only packet. */
@@ -130,12 +134,15 @@ static void generation_test(struct kunit *test)
 
 	p = pkt(MROCE_OP_SEND, 0, 0, 2000, 0, 1000);
 	KUNIT_EXPECT_NULL(test, mroce_rmsg_accept(win, 0, &p));
-	/* Generations wrap at 256. */
+	/* Generations wrap at 256: 0 is newer than 255, and starts over. */
 	m->gen = 255;
-	m->placed = 0;
+	m->rnr = true;
+	KUNIT_EXPECT_EQ(test, m->placed, 1000);
 	p.gen = 0;
 	KUNIT_EXPECT_PTR_EQ(test, mroce_rmsg_accept(win, 0, &p), m);
+	KUNIT_EXPECT_EQ(test, m->gen, 0);
 	KUNIT_EXPECT_EQ(test, m->placed, 0);
+	KUNIT_EXPECT_FALSE(test, m->rnr);
 }
 
 /* ids PLACE-READ, PLACE-ATOMIC: a request is recorded, then dropped. */
@@ -147,6 +154,8 @@ static void request_test(struct kunit *test)
 	memset(win, 0, sizeof(win));
 	p.va = 0x1000;
 	p.rkey = 7;
+	p.swap_add = 5;
+	p.compare = 9;
 	m = mroce_rmsg_accept(win, 0, &p);
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	KUNIT_EXPECT_FALSE(test, m->recv);
@@ -154,6 +163,8 @@ static void request_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, m->state, MROCE_RMSG_REQUEST);
 	KUNIT_EXPECT_EQ(test, m->va, 0x1000);
 	KUNIT_EXPECT_EQ(test, m->rkey, 7);
+	KUNIT_EXPECT_EQ(test, m->swap_add, 5);
+	KUNIT_EXPECT_EQ(test, m->compare, 9);
 	KUNIT_EXPECT_PTR_EQ(test, mroce_rmsg_oldest(win, 0), m);
 	KUNIT_EXPECT_NULL(test, mroce_rmsg_accept(win, 0, &p));
 }
@@ -181,6 +192,8 @@ static void cut_test(struct kunit *test)
 	/* A READ of 8 KiB: one request packet, then its response's bytes. */
 	mroce_smsg_init(&m, 7, 0, 8192, 3);
 	KUNIT_EXPECT_EQ(test, mroce_smsg_cut(&m, 1024, true, &off), 0);
+	KUNIT_EXPECT_EQ(test, off, 0);
+	KUNIT_EXPECT_EQ(test, m.sent, 0);	/* a request sent is not a byte */
 	KUNIT_EXPECT_EQ(test, m.state, MROCE_SMSG_SENT);
 	KUNIT_EXPECT_FALSE(test, mroce_smsg_placed(&m, 4096));
 	KUNIT_EXPECT_TRUE(test, mroce_smsg_placed(&m, 4096));
