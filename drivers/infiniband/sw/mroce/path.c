@@ -239,6 +239,13 @@ unsigned int mroce_txpath_restart(struct mroce_txpath *tp,
 	return n;
 }
 
+/* A new flight: every tail probe, blind or not, may be sent again. */
+static void tlp_rearm(struct mroce_txpath *tp)
+{
+	tp->probes = 0;
+	tp->blind = 0;
+}
+
 /**
  * mroce_txpath_new_route() - the path's packets take another route now
  * @tp: the path
@@ -251,9 +258,7 @@ void mroce_txpath_new_route(struct mroce_txpath *tp, u64 now_us)
 {
 	mroce_cc_on_new_route(&tp->cc);
 	tp->route_us = now_us;
-	/* The old route's probes say nothing of this one. */
-	tp->probes = 0;
-	tp->blind = 0;
+	tlp_rearm(tp);	/* the old route's probes say nothing of this one */
 	tp->failed = false;
 	tp->progress_us = now_us;
 }
@@ -272,8 +277,7 @@ void mroce_txpath_route_back(struct mroce_txpath *tp, u32 cwnd)
 	tp->backoff = 0;
 	tp->dead = false;
 	tp->failed = false;
-	tp->probes = 0;
-	tp->blind = 0;
+	tlp_rearm(tp);
 	mroce_cc_on_route_back(&tp->cc, cwnd);
 }
 
@@ -640,8 +644,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 	}
 
 	if (res->acked) {
-		tp->probes = 0;
-		tp->blind = 0;
+		tlp_rearm(tp);
 		tp->progress_us = now_us;
 		/*
 		 * Delivery over the path's own route ends a timeout episode.

@@ -1107,6 +1107,26 @@ static void rack_test(struct kunit *test)
 }
 
 /*
+ * The path's timer is due at @t for a tail probe, not before, and the
+ * probe resends @psn, by another route if @reroute; it is sent at @t.
+ */
+static void expect_probe(struct kunit *test, struct mroce_txpath *tp, u64 t,
+			 u32 psn, bool reroute)
+{
+	u32 psns[4];
+	bool probe;
+
+	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), t);
+	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, t - 1, psns, 4, &probe), 0);
+	KUNIT_ASSERT_EQ(test, mroce_txpath_recover(tp, t, psns, 4, &probe), 1);
+	KUNIT_EXPECT_TRUE(test, probe);
+	KUNIT_EXPECT_EQ(test, psns[0], psn);
+	KUNIT_EXPECT_EQ(test, (unsigned int)mroce_txpath_slot(tp, psn)->reroute,
+			(unsigned int)reroute);
+	mroce_txpath_resent(tp, psn, t, false);
+}
+
+/*
  * PATH-TLP: a flight whose last transmission has drawn no ACK for two
  * smoothed RTTs sends its newest packet again, MROCE_TLP_MAX times until
  * an ACK acknowledges something or the path takes another route (after
@@ -1168,14 +1188,8 @@ static void tail_probe_test(struct kunit *test)
 			tp->others_us = t + 1;
 		}
 		t += 200;
-		KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), t);
-		KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, t - 1, psns, 4, &probe), 0);
-		KUNIT_ASSERT_EQ(test, mroce_txpath_recover(tp, t, psns, 4, &probe), 1);
-		KUNIT_EXPECT_TRUE(test, probe);
-		KUNIT_EXPECT_EQ(test, psns[0], 2);
 		/* Every second probe tries another route. */
-		KUNIT_EXPECT_EQ(test, (unsigned int)mroce_txpath_slot(tp, 2)->reroute, k % 2);
-		mroce_txpath_resent(tp, 2, t, false);
+		expect_probe(test, tp, t, 2, k % 2);
 		KUNIT_EXPECT_EQ(test, tp->backoff, 0);
 		KUNIT_EXPECT_EQ(test, tp->cc.cwnd, cwnd);
 	}
@@ -1241,13 +1255,7 @@ static void tail_probe_blind_test(struct kunit *test)
 
 	for (k = 0, t = 1000; k < ARRAY_SIZE(wait); k++) {
 		t += wait[k];
-		KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), t);
-		KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, t - 1, psns, 4, &probe), 0);
-		KUNIT_ASSERT_EQ(test, mroce_txpath_recover(tp, t, psns, 4, &probe), 1);
-		KUNIT_EXPECT_TRUE(test, probe);
-		KUNIT_EXPECT_EQ(test, psns[0], 1);
-		KUNIT_EXPECT_EQ(test, (unsigned int)mroce_txpath_slot(tp, 1)->reroute, k % 2);
-		mroce_txpath_resent(tp, 1, t, false);
+		expect_probe(test, tp, t, 1, k % 2);
 	}
 	KUNIT_EXPECT_EQ(test, tp->probes, 4);
 	KUNIT_EXPECT_EQ(test, tp->blind, 2);
