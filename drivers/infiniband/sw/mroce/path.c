@@ -328,6 +328,7 @@ u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx)
 	slot->order = ++tp->xmits;
 	slot->state = MROCE_SLOT_INFLIGHT;
 	slot->sends = 1;
+	slot->probe = false;
 	slot->expiries = 0;
 	slot->silent = 0;
 	slot->detour = false;
@@ -357,7 +358,7 @@ void mroce_txpath_resent(struct mroce_txpath *tp, u32 psn, u64 now_us,
 	slot->order = ++tp->xmits;
 	slot->detour = detour;
 	slot->reroute = false;
-	if (slot->sends < U8_MAX)
+	if (slot->sends < MROCE_SLOT_SENDS_MAX)
 		slot->sends++;
 	tp->last_xmit_us = now_us;
 }
@@ -544,8 +545,23 @@ static bool route_failed(const struct mroce_txpath *tp, u64 detour_us)
 static void mark_lost(struct mroce_txpath *tp, struct mroce_txslot *slot)
 {
 	slot->state = MROCE_SLOT_LOST;
+	slot->probe = false;
 	tp->lost_pending++;
 	tp->lost++;
+}
+
+/*
+ * Whether a packet its timer or a tail probe sent again was acknowledged
+ * sooner after the resend than any resend could be: its first
+ * transmission got through, only late (id PATH-RTT-LATE).  Not one the
+ * time rule found lost: how late a packet may be after a later one got
+ * through is its reordering allowance's to judge.
+ */
+static bool first_late(const struct mroce_txpath *tp,
+		       const struct mroce_txslot *slot, u64 now_us)
+{
+	return (slot->probe || slot->expiries) && tp->srtt_us && !tp->seeded &&
+	       now_us - slot->xmit_us < tp->srtt_us / 2;
 }
 
 /**
@@ -602,27 +618,18 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 			newest_once = max(newest_once, slot->xmit_us);
 			if (mroce_seq_before(tp->rack_order, slot->order))
 				tp->rack_order = slot->order;
-		} else if (slot->expiries && !slot->detour &&
-			   slot->first_us >= tp->route_us) {
+		} else if (!slot->detour && slot->first_us >= tp->route_us) {
 			/*
-			 * Resent after an expiry on the path's own route.  Not
-			 * a resend that took another route, which may be that
-			 * much faster, nor a packet first sent on a route the
-			 * path has left since: then the resend is what got
-			 * through, and the delay was the failure's.
+			 * Sent again on the path's own route: not a resend
+			 * that took another route, which may be that much
+			 * faster, nor a packet first sent on a route the path
+			 * has left since, which that route did not deliver.
 			 */
-			if (tp->srtt_us && !tp->seeded &&
-			    now_us - slot->xmit_us < tp->srtt_us / 2) {
-				/*
-				 * Acknowledged sooner after the resend than any
-				 * resend could be: the first transmission got
-				 * through, only late.  Its whole delay is what
-				 * the RTO missed.
-				 */
-				res->spurious++;
+			if (first_late(tp, slot, now_us)) {
 				late = max(late, now_us - slot->first_us);
-				own_route = true;
-			} else {
+				if (slot->expiries)
+					res->spurious++;
+			} else if (slot->expiries) {
 				timed_out = true;
 			}
 		}
@@ -673,11 +680,10 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 			mroce_rtt_sample(tp, res->rtt_us);
 		}
 	}
-	if (res->spurious) {
-		/* Undo the episode's window cut; let the RTO learn the delay. */
+	if (late)
 		mroce_rtt_sample(tp, min_t(u64, late, U32_MAX));
+	if (res->spurious)	/* the timeout's window cut was the delay's */
 		mroce_cc_on_spurious_timeout(&tp->cc);
-	}
 
 	/*
 	 * Lost: sent before an acknowledged packet that is at least
@@ -834,6 +840,7 @@ unsigned int mroce_txpath_recover(struct mroce_txpath *tp, u64 now_us,
 	if (!newest)
 		return 0;
 	newest->state = MROCE_SLOT_LOST;
+	newest->probe = true;
 	/*
 	 * A probe after transmissions that heard nothing back, and every
 	 * second one, asks whether another route gets through.

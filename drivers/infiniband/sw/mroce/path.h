@@ -82,7 +82,7 @@ enum mroce_slot_state {
  *	packets share a microsecond, so this, not @xmit_us, says which of
  *	two transmissions came first
  * @state: enum mroce_slot_state
- * @sends: transmissions so far
+ * @sends: transmissions so far, up to MROCE_SLOT_SENDS_MAX
  * @expiries: retransmission timeouts it has suffered
  * @silent: those of them with the peer silent since the packet's latest
  *	transmission (mroce_paths_expire()), up to MROCE_SLOT_SILENT_MAX
@@ -91,6 +91,8 @@ enum mroce_slot_state {
  * @reroute: found lost as a tail probe that asks whether another route
  *	gets through (a flight's second or fourth, or a silent path's): its
  *	resend is to take another path's route (id PATH-TLP)
+ * @probe: found lost as a tail probe; its acknowledgment soon after the
+ *	resend says the first transmission was late (id PATH-RTT-LATE)
  * @first_us: time of its first transmission
  */
 struct mroce_txslot {
@@ -99,14 +101,16 @@ struct mroce_txslot {
 	u64 first_us;
 	u32 order;
 	u8 state;
-	u8 sends;
 	u8 expiries;
 	/* Bit-fields: a window of slots per path, 32 bytes each. */
+	u8 sends : 7;
+	u8 probe : 1;
 	u8 silent : 6;
 	u8 detour : 1;
 	u8 reroute : 1;
 };
 
+#define MROCE_SLOT_SENDS_MAX	127	/* @sends saturates there */
 #define MROCE_SLOT_SILENT_MAX	63	/* @silent saturates there */
 
 /**

@@ -1089,10 +1089,16 @@ static void rack_test(struct kunit *test)
 	mroce_txpath_resent(tp, 3, 1160, false);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 1160 + 2 * 99);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_recover(tp, 1159 + 2 * 99, lost, 8, &probe), 0);
-	/* An ACK-time check finds the same: an overdue hole is lost at once. */
+	/*
+	 * Acknowledged 40 us after its resend, under half the RTT: it was
+	 * late, not lost, but how late is the reordering allowance's to
+	 * judge, not the RTT estimator's (PATH-RTT-LATE).
+	 */
 	memset(sack, 0, sizeof(sack));
+	wait = tp->srtt_us;
 	mroce_txpath_ack(tp, 1200, 5, sack, 0, count_acked, counts, lost, 8, &res);
 	KUNIT_EXPECT_EQ(test, res.acked, 1);
+	KUNIT_EXPECT_EQ(test, tp->srtt_us, wait);
 	for (i = 0; i < 5; i++)
 		KUNIT_EXPECT_EQ(test, counts[i], 1);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 0);
@@ -1124,6 +1130,49 @@ static void expect_probe(struct kunit *test, struct mroce_txpath *tp, u64 t,
 	KUNIT_EXPECT_EQ(test, (unsigned int)mroce_txpath_slot(tp, psn)->reroute,
 			(unsigned int)reroute);
 	mroce_txpath_resent(tp, psn, t, false);
+}
+
+/*
+ * PATH-RTT-LATE: a tail probe's packet acknowledged sooner after the
+ * probe than half the RTT was only late, and its whole delay is an RTT
+ * sample, which Karn's rule would drop; the later probes wait the
+ * longer for it.  Acknowledged a whole RTT after the probe, the probe
+ * is what got through: no sample.
+ */
+static void late_probe_test(struct kunit *test)
+{
+	struct mroce_txpath *tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
+	struct mroce_ack_result res;
+	unsigned int counts[3] = {};
+	u8 sack[32] = {};
+	u32 psns[4], cwnd;
+
+	KUNIT_ASSERT_NOT_NULL(test, tp);
+	mroce_txpath_init(tp, 1000, 0);
+	mroce_txpath_send(tp, 1, (void *)0);
+	mroce_txpath_ack(tp, 101, 1, sack, 0, count_acked, counts, psns, 4, &res);
+	KUNIT_ASSERT_EQ(test, tp->srtt_us, 100);	/* rttvar 50 */
+	cwnd = tp->cc.cwnd;
+
+	mroce_txpath_send(tp, 1000, (void *)1);
+	expect_probe(test, tp, 1200, 1, false);
+	/* The first transmission's ACK, 30 us after the probe: 230 us. */
+	mroce_txpath_ack(tp, 1230, 2, sack, 0, count_acked, counts, psns, 4, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, 1);
+	KUNIT_EXPECT_EQ(test, res.rtt_us, 0);	/* not a sample by Karn's rule */
+	KUNIT_EXPECT_EQ(test, res.spurious, 0);	/* no timeout to undo */
+	KUNIT_EXPECT_EQ(test, tp->srtt_us, (7 * 100 + 230) / 8);
+	KUNIT_EXPECT_EQ(test, tp->rttvar_us, (3 * 50 + 130) / 4);
+	KUNIT_EXPECT_GE(test, tp->cc.cwnd, cwnd);	/* not cut */
+
+	/* The next probe waits two of the new RTTs; its ACK comes one later. */
+	mroce_txpath_send(tp, 2000, (void *)2);
+	expect_probe(test, tp, 2000 + 2 * 116, 2, false);
+	mroce_txpath_ack(tp, 2000 + 3 * 116, 3, sack, 0, count_acked, counts,
+			 psns, 4, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, 1);
+	KUNIT_EXPECT_EQ(test, tp->srtt_us, 116);
+	KUNIT_EXPECT_EQ(test, counts[1] + counts[2], 2);
 }
 
 /*
@@ -1378,6 +1427,7 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(silent_peer_test),
 	KUNIT_CASE(dead_route_evidence_test),
 	KUNIT_CASE(spurious_timeout_test),
+	KUNIT_CASE(late_probe_test),
 	KUNIT_CASE(karn_rto_test),
 	KUNIT_CASE(ecn_decrease_once_per_window_test),
 	KUNIT_CASE(ecn_proportional_test),
