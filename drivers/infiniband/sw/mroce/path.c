@@ -328,7 +328,7 @@ u32 mroce_txpath_send(struct mroce_txpath *tp, u64 now_us, void *ctx)
 	slot->order = ++tp->xmits;
 	slot->state = MROCE_SLOT_INFLIGHT;
 	slot->sends = 1;
-	slot->probe = false;
+	slot->proven = false;
 	slot->expiries = 0;
 	slot->silent = 0;
 	slot->detour = false;
@@ -545,22 +545,19 @@ static bool route_failed(const struct mroce_txpath *tp, u64 detour_us)
 static void mark_lost(struct mroce_txpath *tp, struct mroce_txslot *slot)
 {
 	slot->state = MROCE_SLOT_LOST;
-	slot->probe = false;
 	tp->lost_pending++;
 	tp->lost++;
 }
 
 /*
- * Whether a packet its timer or a tail probe sent again was acknowledged
- * sooner after the resend than any resend could be: its first
- * transmission got through, only late (id PATH-RTT-LATE).  Not one the
- * time rule found lost: how late a packet may be after a later one got
- * through is its reordering allowance's to judge.
+ * Whether a packet sent again was acknowledged sooner after its latest
+ * transmission than any round trip, and so got through on an earlier
+ * one, only late (id PATH-RTT-LATE).
  */
 static bool first_late(const struct mroce_txpath *tp,
 		       const struct mroce_txslot *slot, u64 now_us)
 {
-	return (slot->probe || slot->expiries) && tp->srtt_us && !tp->seeded &&
+	return !slot->proven && tp->srtt_us && !tp->seeded &&
 	       now_us - slot->xmit_us < tp->srtt_us / 2;
 }
 
@@ -619,12 +616,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 			if (mroce_seq_before(tp->rack_order, slot->order))
 				tp->rack_order = slot->order;
 		} else if (!slot->detour && slot->first_us >= tp->route_us) {
-			/*
-			 * Sent again on the path's own route: not a resend
-			 * that took another route, which may be that much
-			 * faster, nor a packet first sent on a route the path
-			 * has left since, which that route did not deliver.
-			 */
+			/* Sent again on the path's own route: PATH-RTT-LATE. */
 			if (first_late(tp, slot, now_us)) {
 				late = max(late, now_us - slot->first_us);
 				if (slot->expiries)
@@ -664,7 +656,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 			 * Karn: with no sample to set it, the RTO keeps the
 			 * episode's doubling (id PATH-RTO-KARN).
 			 */
-			if (timed_out && !newest_once && !res->spurious)
+			if (timed_out && !newest_once && !late)
 				tp->rto_us = mroce_txpath_rto(tp);
 			tp->backoff = 0;
 			tp->dead = false;
@@ -701,6 +693,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		    (!gap && now_us < slot->xmit_us + rack_wait(tp)))
 			continue;
 		mark_lost(tp, slot);
+		slot->proven = true;
 		lost[res->lost++] = psn;
 	}
 
@@ -821,6 +814,7 @@ unsigned int mroce_txpath_recover(struct mroce_txpath *tp, u64 now_us,
 		if (rack_candidate(tp, slot) &&
 		    now_us >= slot->xmit_us + rack_wait(tp)) {
 			mark_lost(tp, slot);
+			slot->proven = true;
 			psns[n++] = psn;
 		}
 	}
@@ -840,7 +834,6 @@ unsigned int mroce_txpath_recover(struct mroce_txpath *tp, u64 now_us,
 	if (!newest)
 		return 0;
 	newest->state = MROCE_SLOT_LOST;
-	newest->probe = true;
 	/*
 	 * A probe after transmissions that heard nothing back, and every
 	 * second one, asks whether another route gets through.

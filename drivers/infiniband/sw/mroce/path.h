@@ -91,8 +91,8 @@ enum mroce_slot_state {
  * @reroute: found lost as a tail probe that asks whether another route
  *	gets through (a flight's second or fourth, or a silent path's): its
  *	resend is to take another path's route (id PATH-TLP)
- * @probe: found lost as a tail probe; its acknowledgment soon after the
- *	resend says the first transmission was late (id PATH-RTT-LATE)
+ * @proven: the time rule found it lost: its first transmission's delay
+ *	is not a sample (id PATH-RTT-LATE)
  * @first_us: time of its first transmission
  */
 struct mroce_txslot {
@@ -104,7 +104,7 @@ struct mroce_txslot {
 	u8 expiries;
 	/* Bit-fields: a window of slots per path, 32 bytes each. */
 	u8 sends : 7;
-	u8 probe : 1;
+	u8 proven : 1;
 	u8 silent : 6;
 	u8 detour : 1;
 	u8 reroute : 1;
@@ -193,7 +193,8 @@ struct mroce_txpath {
  * @acked: packets newly acknowledged
  * @lost: packets newly found lost; their sequences are in the caller's
  *	array, oldest first
- * @rtt_us: the RTT sample taken, or 0
+ * @rtt_us: the RTT sample of a packet sent once, or 0 (a late packet's,
+ *	PATH-RTT-LATE, feeds the estimator alone)
  * @congested: the path's window was decreased
  * @delayed: packets counted as marked for their RTT (a queue building)
  * @spurious: packets sent again after a timeout whose first transmission

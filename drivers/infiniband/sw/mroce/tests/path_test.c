@@ -1056,7 +1056,7 @@ static void rack_test(struct kunit *test)
 	struct mroce_ack_result res;
 	unsigned int counts[6] = {};
 	u8 sack[32] = {};
-	u32 lost[8], wait, cwnd;
+	u32 lost[8], wait, cwnd, srtt;
 	bool probe;
 	uintptr_t i;
 
@@ -1095,14 +1095,15 @@ static void rack_test(struct kunit *test)
 	 * judge, not the RTT estimator's (PATH-RTT-LATE).
 	 */
 	memset(sack, 0, sizeof(sack));
-	wait = tp->srtt_us;
+	srtt = tp->srtt_us;
 	mroce_txpath_ack(tp, 1200, 5, sack, 0, count_acked, counts, lost, 8, &res);
 	KUNIT_EXPECT_EQ(test, res.acked, 1);
-	KUNIT_EXPECT_EQ(test, tp->srtt_us, wait);
+	KUNIT_EXPECT_EQ(test, tp->srtt_us, srtt);
 	for (i = 0; i < 5; i++)
 		KUNIT_EXPECT_EQ(test, counts[i], 1);
 	KUNIT_EXPECT_EQ(test, mroce_txpath_deadline(tp), 0);
 
+	/* An ACK-time check finds the same: an overdue hole is lost at once. */
 	for (i = 0; i < 5; i++)
 		mroce_txpath_send(tp, 2000 + i, (void *)i);
 	/* psn 5 missing, 6 received; the ACK comes 200 us after psn 5 went. */
@@ -1134,18 +1135,21 @@ static void expect_probe(struct kunit *test, struct mroce_txpath *tp, u64 t,
 
 /*
  * PATH-RTT-LATE: a tail probe's packet acknowledged sooner after the
- * probe than half the RTT was only late, and its whole delay is an RTT
- * sample, which Karn's rule would drop; the later probes wait the
- * longer for it.  Acknowledged a whole RTT after the probe, the probe
- * is what got through: no sample.
+ * probe than half the RTT was only late, and its delay is an RTT sample,
+ * which Karn's rule would drop; the later probes wait the longer for
+ * it.  Acknowledged a whole RTT after the probe, the probe is what got
+ * through; probed after the time rule found it lost, the time rule's
+ * resend may be: neither gives a sample.
  */
 static void late_probe_test(struct kunit *test)
 {
 	struct mroce_txpath *tp = kunit_kzalloc(test, sizeof(*tp), GFP_KERNEL);
 	struct mroce_ack_result res;
-	unsigned int counts[3] = {};
+	unsigned int counts[5] = {};
 	u8 sack[32] = {};
 	u32 psns[4], cwnd;
+	bool probe;
+	u64 t;
 
 	KUNIT_ASSERT_NOT_NULL(test, tp);
 	mroce_txpath_init(tp, 1000, 0);
@@ -1172,7 +1176,27 @@ static void late_probe_test(struct kunit *test)
 			 psns, 4, &res);
 	KUNIT_EXPECT_EQ(test, res.acked, 1);
 	KUNIT_EXPECT_EQ(test, tp->srtt_us, 116);
-	KUNIT_EXPECT_EQ(test, counts[1] + counts[2], 2);
+
+	/* psn 3 is passed by psn 4 (an RTT of 116 us: rttvar 52) ... */
+	mroce_txpath_send(tp, 3000, (void *)3);
+	mroce_txpath_send(tp, 3001, (void *)4);
+	sack[0] = 0x01;
+	mroce_txpath_ack(tp, 3117, 3, sack, 0, count_acked, counts, psns, 4, &res);
+	KUNIT_ASSERT_EQ(test, tp->srtt_us, 116);
+	KUNIT_ASSERT_EQ(test, tp->rttvar_us, 52);
+	/* ... found lost by the time rule, resent, probed, acknowledged. */
+	t = 3000 + 116 + 52;
+	KUNIT_ASSERT_EQ(test, mroce_txpath_recover(tp, t, psns, 4, &probe), 1);
+	KUNIT_EXPECT_FALSE(test, probe);
+	KUNIT_EXPECT_EQ(test, psns[0], 3);
+	mroce_txpath_resent(tp, 3, t, false);
+	expect_probe(test, tp, t + 2 * 116, 3, false);
+	memset(sack, 0, sizeof(sack));
+	mroce_txpath_ack(tp, t + 2 * 116 + 10, 5, sack, 0, count_acked, counts,
+			 psns, 4, &res);
+	KUNIT_EXPECT_EQ(test, res.acked, 1);
+	KUNIT_EXPECT_EQ(test, tp->srtt_us, 116);
+	KUNIT_EXPECT_EQ(test, counts[3] + counts[4], 2);
 }
 
 /*
