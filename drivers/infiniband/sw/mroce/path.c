@@ -549,6 +549,13 @@ static void mark_lost(struct mroce_txpath *tp, struct mroce_txslot *slot)
 	tp->lost++;
 }
 
+/* The time rule found it lost, so its first delay is never sampled. */
+static void rack_lost(struct mroce_txpath *tp, struct mroce_txslot *slot)
+{
+	mark_lost(tp, slot);
+	slot->proven = true;
+}
+
 /*
  * Whether a packet sent again was acknowledged sooner after its latest
  * transmission than any round trip, and so got through on an earlier
@@ -692,8 +699,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		if (!rack_candidate(tp, slot) ||
 		    (!gap && now_us < slot->xmit_us + rack_wait(tp)))
 			continue;
-		mark_lost(tp, slot);
-		slot->proven = true;
+		rack_lost(tp, slot);
 		lost[res->lost++] = psn;
 	}
 
@@ -813,8 +819,7 @@ unsigned int mroce_txpath_recover(struct mroce_txpath *tp, u64 now_us,
 			break;
 		if (rack_candidate(tp, slot) &&
 		    now_us >= slot->xmit_us + rack_wait(tp)) {
-			mark_lost(tp, slot);
-			slot->proven = true;
+			rack_lost(tp, slot);
 			psns[n++] = psn;
 		}
 	}
