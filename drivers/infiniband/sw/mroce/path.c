@@ -591,7 +591,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 {
 	u64 newest_once = 0, newest_again = 0, late = 0, detour_us = 0;
 	struct mroce_cc_ack cca;
-	bool own_route = false, timed_out = false, sampled;
+	bool own_route = false, timed_out = false;
 	u16 ce;
 	u32 psn;
 
@@ -652,9 +652,6 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		tp->una++;
 	}
 
-	/* Karn's rule, and PATH-RTT-ACK: the ACK may answer a resend. */
-	sampled = newest_once && now_us >= newest_once &&
-		  newest_once >= newest_again;
 	if (res->acked) {
 		tlp_rearm(tp);
 		tp->progress_us = now_us;
@@ -669,7 +666,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 			 * Karn: with no sample to set it, the RTO keeps the
 			 * episode's doubling (id PATH-RTO-KARN).
 			 */
-			if (timed_out && !sampled && !late)
+			if (timed_out && !newest_once && !late)
 				tp->rto_us = mroce_txpath_rto(tp);
 			tp->backoff = 0;
 			tp->dead = false;
@@ -680,7 +677,8 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 			tp->failed = tp->failed || route_failed(tp, detour_us);
 		}
 		tp->delivered_us = max(tp->delivered_us, newest_once);
-		if (sampled) {
+		if (newest_once && now_us >= newest_once &&
+		    newest_once >= newest_again) {
 			res->rtt_us = min_t(u64, now_us - newest_once, U32_MAX);
 			mroce_rtt_sample(tp, res->rtt_us);
 		}

@@ -193,9 +193,8 @@ struct mroce_txpath {
  * @acked: packets newly acknowledged
  * @lost: packets newly found lost; their sequences are in the caller's
  *	array, oldest first
- * @rtt_us: the RTT sample of a packet sent once, or 0 (none, or one
- *	PATH-RTT-ACK withholds; a late packet's, PATH-RTT-LATE, feeds the
- *	estimator alone)
+ * @rtt_us: the RTT sample of a packet sent once, or 0 (a late packet's,
+ *	PATH-RTT-LATE, feeds the estimator alone)
  * @congested: the path's window was decreased
  * @delayed: packets counted as marked for their RTT (a queue building)
  * @spurious: packets sent again after a timeout whose first transmission
