@@ -589,7 +589,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 		     u32 *lost, unsigned int max_lost,
 		     struct mroce_ack_result *res)
 {
-	u64 newest_once = 0, newest_again = 0, late = 0, detour_us = 0;
+	u64 newest_once = 0, late = 0, detour_us = 0;
 	struct mroce_cc_ack cca;
 	bool own_route = false, timed_out = false;
 	u16 ce;
@@ -632,9 +632,6 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 				timed_out = true;
 			}
 		}
-		/* The ACK may answer a resend alone (PATH-RTT-ACK). */
-		if (slot->sends > 1)
-			newest_again = max(newest_again, slot->xmit_us);
 		if (!slot->detour)
 			own_route = true;
 		else
@@ -677,8 +674,7 @@ int mroce_txpath_ack(struct mroce_txpath *tp, u64 now_us, u32 cum,
 			tp->failed = tp->failed || route_failed(tp, detour_us);
 		}
 		tp->delivered_us = max(tp->delivered_us, newest_once);
-		if (newest_once && now_us >= newest_once &&
-		    newest_once >= newest_again) {
+		if (newest_once && now_us >= newest_once) {
 			res->rtt_us = min_t(u64, now_us - newest_once, U32_MAX);
 			mroce_rtt_sample(tp, res->rtt_us);
 		}

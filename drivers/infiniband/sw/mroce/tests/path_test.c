@@ -1200,44 +1200,6 @@ static void late_probe_test(struct kunit *test)
 }
 
 /*
- * PATH-RTT-ACK: an ACK whose most recently sent packet was sent again
- * answers that resend; the packets sent once that it acknowledges too
- * lost their own ACKs, and their delay is no round trip.  One sent once
- * after the resend makes the ACK its own, and the sample counts.
- */
-static void resend_ack_rtt_test(struct kunit *test)
-{
-	struct mroce_txpath *tp = new_txpath(test);
-	struct mroce_ack_result res;
-	unsigned int counts[1] = {};
-	u8 sack[32] = {};
-	u32 lost[4];
-
-	mroce_txpath_send(tp, 1, NULL);
-	mroce_txpath_ack(tp, 101, 1, sack, 0, count_acked, counts, lost, 4, &res);
-	KUNIT_ASSERT_EQ(test, tp->srtt_us, 100);
-
-	/* psns 1 and 2 arrive, their ACKs do not; the probe's does. */
-	mroce_txpath_send(tp, 1000, NULL);
-	mroce_txpath_send(tp, 1001, NULL);
-	expect_probe(test, tp, 1201, 2, false);
-	mroce_txpath_ack(tp, 1500, 3, sack, 0, count_acked, counts, lost, 4, &res);
-	KUNIT_EXPECT_EQ(test, res.acked, 2);
-	KUNIT_EXPECT_EQ(test, res.rtt_us, 0);
-	KUNIT_EXPECT_EQ(test, tp->srtt_us, 100);
-	KUNIT_EXPECT_EQ(test, tp->delivered_us, 1000);
-
-	/* psn 3 probed, then psn 4 sent: the ACK of both is psn 4's. */
-	mroce_txpath_send(tp, 2000, NULL);
-	expect_probe(test, tp, 2200, 3, false);
-	mroce_txpath_send(tp, 2210, NULL);
-	mroce_txpath_ack(tp, 2310, 5, sack, 0, count_acked, counts, lost, 4, &res);
-	KUNIT_EXPECT_EQ(test, res.acked, 2);
-	KUNIT_EXPECT_EQ(test, res.rtt_us, 100);
-	KUNIT_EXPECT_EQ(test, tp->srtt_us, 100);
-}
-
-/*
  * PATH-TLP: a flight whose last transmission has drawn no ACK for two
  * smoothed RTTs sends its newest packet again, MROCE_TLP_MAX times until
  * an ACK acknowledges something or the path takes another route (after
@@ -1483,7 +1445,6 @@ static struct kunit_case mroce_path_cases[] = {
 	KUNIT_CASE(rack_test),
 	KUNIT_CASE(tail_probe_test),
 	KUNIT_CASE(tail_probe_blind_test),
-	KUNIT_CASE(resend_ack_rtt_test),
 	KUNIT_CASE(dead_by_detour_test),
 	KUNIT_CASE(silent_probe_test),
 	KUNIT_CASE(detour_test),
