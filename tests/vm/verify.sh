@@ -27,11 +27,15 @@
 #                                       random bit flipped per corrupted
 #                                       frame; the receiver's UDP checksum
 #                                       errors are printed beside the counters
+#                           and a suffix -nogso runs the point with
+#                           mroce's module parameter gso off (every
+#                           packet sent alone; checked: no super-packet
+#                           leaves meanwhile);
 #                           and MSGS, TIMEOUT, OPS (mroce-verify's -o list)
 #                           overriding the defaults below for that point,
 #                           e.g. "lossless loss10:40 reorder:100::send,write".
 #                           Default for mroce: "lossless loss1 loss10
-#                           reorder corrupt1", all ops.  Default for rxe: what passes
+#                           reorder corrupt1 lossless-nogso", all ops.  Default for rxe: what passes
 #                           on Debian 12's 6.1 rxe (see below).
 #   MROCE_VERIFY_MSGS       requests per QP and direction (default 200)
 #   MROCE_VERIFY_TIMEOUT    the program's -t per point, seconds (default 120)
@@ -72,7 +76,7 @@ if [[ $type == rxe ]]; then
 	nowait=send,send_imm,send_inline,write,write_imm
 	points=${MROCE_VERIFY_POINTS:-lossless loss1:100::$nowait,read loss10:30::$nowait,read reorder:50::$nowait}
 else
-	points=${MROCE_VERIFY_POINTS:-lossless loss1 loss10 reorder corrupt1}
+	points=${MROCE_VERIFY_POINTS:-lossless loss1 loss10 reorder corrupt1 lossless-nogso}
 fi
 msgs_default=${MROCE_VERIFY_MSGS:-200}
 timeout_default=${MROCE_VERIFY_TIMEOUT:-120}
@@ -151,13 +155,23 @@ run_verify() {
 	return "$rc"
 }
 
+# set_gso Y|N: mroce's module parameter gso.
+set_gso() {
+	echo "$1" >/sys/module/mroce/parameters/gso
+}
+
 # run_point N SPEC: one network condition.
 run_point() {
-	local n=$1 name msgs secs ops net log start args snap ok csum
+	local n=$1 name msgs secs ops net log start args snap ok csum gso=Y gso0
 	IFS=: read -r name msgs secs ops <<<"$2"
 	msgs=${msgs:-$msgs_default}
 	secs=${secs:-$timeout_default}
 	ops=${ops:-all}
+	if [[ $name == *-nogso ]]; then
+		[[ $type == mroce ]] || { t_fail "point $2" "-nogso is mroce's"; return; }
+		name=${name%-nogso}
+		gso=N
+	fi
 	if ! net=$(netem_of "$name"); then
 		t_fail "point $2" "unknown point name '$name'"
 		return
@@ -181,11 +195,18 @@ run_point() {
 		-t "$secs" -T "$ack_timeout" -o "$ops" "${extra[@]}")
 	[[ $me -eq 0 ]] || args+=("$(vm_ip 0)")
 	log=${MROCE_VM_OUT:-/tmp}/verify-vm$me-$n-$name.log
+	[[ $gso == Y ]] || { name+=-nogso; t_run "$name: gso off" set_gso N; }
 	snap=$(vm_counters "$dev")
 	csum=$(udp_csum_errors)
+	gso0=$(vm_counter "$dev" tx_gso)
 	start=$SECONDS
 	t_run "$name: mroce-verify $role ($type, $qps QPs x $msgs msgs, ops $ops, seed $((seed + n)))" \
 		run_verify "$log" "$secs" "${args[@]}"
+	if [[ $gso == N ]]; then
+		t_run "$name: no GSO super-packet sent" \
+			test "$(vm_counter "$dev" tx_gso)" -eq "$gso0"
+		set_gso Y
+	fi
 	grep -E '^verify:|MB/s checked' "$log" | sed 's/^/    /'
 	echo "    $name: $((SECONDS - start)) s; $dev counters: $(vm_counters "$dev" "$snap")"
 	echo "    $name: UDP checksum errors received: $(($(udp_csum_errors) - csum))"
@@ -228,6 +249,9 @@ if [[ $type == mroce ]]; then
 		t_run "per-path $c add up to the device's ($(cat "$hw/$c"))" \
 			test "$(sum_path "$c")" -eq "$(cat "$hw/$c")"
 	done
+	# Each pass's DATA of one path leaves as one GSO super-packet.
+	t_run "GSO super-packets sent ($(cat "$hw/tx_gso") for $(sum_path tx_pkts) DATA packets)" \
+		test "$(cat "$hw/tx_gso")" -gt 0
 	echo 0 >"$ev/enable"
 	# The lossy points lose packets both ways: both ends detect and resend.
 	for e in mroce_lost mroce_retransmit; do

@@ -23,6 +23,9 @@
  * path's for a detoured resend), whether it carries data, and a source
  * port to use instead of the route's (0: the route's): for an ACK, with
  * its own cached route, or for a route probe and its answer, uncached.
+ * For DATA, the size of its first packet, which each packet appended as
+ * a GSO segment (build_data()) may not exceed, and whether a shorter one
+ * ended the batch.
  */
 struct mroce_skb_cb {
 	u8 path;
@@ -30,6 +33,8 @@ struct mroce_skb_cb {
 	bool data;
 	bool nocache;
 	u16 sport;
+	u16 seg_len;
+	bool closed;
 };
 
 #define MROCE_CB(skb) ((struct mroce_skb_cb *)(skb)->cb)
@@ -56,6 +61,8 @@ struct sk_buff *mroce_alloc_skb(unsigned int len, unsigned int path, bool data)
 	MROCE_CB(skb)->data = data;
 	MROCE_CB(skb)->nocache = false;
 	MROCE_CB(skb)->sport = 0;
+	MROCE_CB(skb)->seg_len = len;
+	MROCE_CB(skb)->closed = false;
 	return skb;
 }
 
@@ -65,22 +72,101 @@ static void set_epochs(struct mroce_conn *conn, struct mroce_pkt *pkt)
 	pkt->dst_epoch = conn->peer_epoch;
 }
 
-/* Build the DATA packet for @seg with sequence @psn on @path. */
-static struct sk_buff *build_data(struct mroce_conn *conn, unsigned int path,
-				  struct mroce_seg *seg, u32 psn)
+/*
+ * A pass's DATA packets of one path and route leave as one UDP GSO
+ * super-packet: one trip through UDP, IP and the qdisc for the batch,
+ * which the stack (or the NIC) cuts into the same packets at the device.
+ */
+static bool mroce_gso = true;
+module_param_named(gso, mroce_gso, bool, 0644);
+MODULE_PARM_DESC(gso,
+		 "Send a pass's packets of one path as one UDP GSO super-packet (default Y)");
+
+/*
+ * The most one batch carries: the UDP length and the IPv4 total length
+ * are 16 bits, and each segment after the first is one page fragment.
+ */
+#define MROCE_GSO_MAX_BYTES	(U16_MAX - sizeof(struct iphdr) - sizeof(struct udphdr))
+
+/*
+ * Room for one more packet of @len bytes at the end of @skb, a batch of
+ * DATA for @route, as its last GSO segment; or NULL.  Every segment but
+ * the last has the first's size, so a shorter packet ends the batch.
+ */
+static void *gso_append(struct sk_buff *skb, unsigned int route,
+			unsigned int len)
+{
+	struct skb_shared_info *si = skb_shinfo(skb);
+	struct page *page;
+	void *buf;
+
+	if (!READ_ONCE(mroce_gso) || MROCE_CB(skb)->route != route ||
+	    MROCE_CB(skb)->closed || len > MROCE_CB(skb)->seg_len ||
+	    si->nr_frags >= MAX_SKB_FRAGS ||
+	    skb->len + len > MROCE_GSO_MAX_BYTES)
+		return NULL;
+	buf = netdev_alloc_frag(len);
+	if (!buf)
+		return NULL;	/* the packet takes an skb of its own */
+	page = virt_to_head_page(buf);
+	skb_add_rx_frag(skb, si->nr_frags, page, buf - page_address(page),
+			len, len);
+	if (si->nr_frags == 1) {
+		/* The UDP header goes right before the data; see udp_set_csum(). */
+		si->gso_type = SKB_GSO_UDP_L4;
+		si->gso_size = MROCE_CB(skb)->seg_len;
+		skb->ip_summed = CHECKSUM_PARTIAL;
+		skb->csum_start = skb_headroom(skb) - sizeof(struct udphdr);
+		skb->csum_offset = offsetof(struct udphdr, check);
+	}
+	si->gso_segs = si->nr_frags + 1;
+	MROCE_CB(skb)->closed = len < MROCE_CB(skb)->seg_len;
+	return buf;
+}
+
+/* The mroce header of the last packet of @skb, a batch of DATA. */
+static struct mroce_hdr *last_hdr(struct sk_buff *skb)
+{
+	struct skb_shared_info *si = skb_shinfo(skb);
+
+	if (!si->nr_frags)
+		return (struct mroce_hdr *)skb->data;
+	return skb_frag_address(&si->frags[si->nr_frags - 1]);
+}
+
+/*
+ * Build the DATA packet for @seg with sequence @psn on @path, to go by
+ * @route's port: as one more segment of the pass's last batch of @path,
+ * or in a new skb queued on @q.
+ *
+ * Return: 0, or -ENOMEM.
+ */
+static int build_data(struct mroce_conn *conn, struct sk_buff_head *q,
+		      unsigned int path, unsigned int route,
+		      struct mroce_seg *seg, u32 psn)
 {
 	unsigned int hlen = MROCE_DATA_HDR_LEN + mroce_wire_ext_len(seg->hdr.opcode);
-	struct sk_buff *skb;
+	unsigned int len = hlen + seg->hdr.payload_len;
+	struct sk_buff *skb = conn->tx_tail[path];
+	void *buf = NULL;
 
-	skb = mroce_alloc_skb(hlen + seg->hdr.payload_len, path, true);
-	if (!skb)
-		return NULL;
+	if (skb)
+		buf = gso_append(skb, route, len);
+	if (!buf) {
+		skb = mroce_alloc_skb(len, path, true);
+		if (!skb)
+			return -ENOMEM;
+		MROCE_CB(skb)->route = route;
+		buf = skb_put(skb, len);
+		__skb_queue_tail(q, skb);
+		conn->tx_tail[path] = skb;
+	}
 	seg->hdr.path = path;
 	seg->hdr.psn = psn;
 	set_epochs(conn, &seg->hdr);
-	mroce_wire_build(skb_put(skb, hlen), &seg->hdr);
-	mroce_stream_fill(seg, skb_put(skb, seg->hdr.payload_len));
-	return skb;
+	mroce_wire_build(buf, &seg->hdr);
+	mroce_stream_fill(seg, buf + hlen);
+	return 0;
 }
 
 /**
@@ -453,7 +539,9 @@ void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q)
 	while ((skb = __skb_dequeue(q))) {
 		unsigned int id = MROCE_CB(skb)->path % conn->paths.n;
 		unsigned int route = MROCE_CB(skb)->route % conn->paths.n;
-		bool data = MROCE_CB(skb)->data;	/* xmit_flow() consumes @skb */
+		/* xmit_flow() consumes @skb */
+		unsigned int segs = skb_shinfo(skb)->gso_segs ?: 1;
+		bool data = MROCE_CB(skb)->data;
 		struct mroce_path_dst *dst = &conn->dst[id];
 		struct mroce_flow f = {
 			.laddr = &conn->laddr,
@@ -482,10 +570,12 @@ void mroce_xmit_queue(struct mroce_conn *conn, struct sk_buff_head *q)
 		}
 
 		if (!xmit_flow(sk, skb, &f)) {
-			mroce_count(conn->mdev, MROCE_CNT_TX_PKTS, 1);
+			mroce_count(conn->mdev, MROCE_CNT_TX_PKTS, segs);
+			if (segs > 1)
+				mroce_count(conn->mdev, MROCE_CNT_TX_GSO, 1);
 			if (data)
 				mroce_count_path(conn->mdev, id,
-						 MROCE_PCNT_TX_PKTS, 1);
+						 MROCE_PCNT_TX_PKTS, segs);
 		}
 	}
 	rcu_read_unlock();
@@ -641,24 +731,20 @@ static unsigned int tx_resends(struct mroce_conn *conn, u64 now,
 		for (k = 0; k < path->nresend && sent < budget; k++) {
 			u32 psn = path->resend[k];
 			struct mroce_txslot *slot = mroce_txpath_slot(&path->tx, psn);
-			struct sk_buff *skb;
 
 			if (slot->state != MROCE_SLOT_LOST)
 				continue;	/* acknowledged meanwhile */
-			skb = build_data(conn, i, slot->ctx, psn);
-			if (!skb) {
+			route = mroce_paths_resend_route(&conn->paths, i, slot);
+			if (build_data(conn, q, i, route, slot->ctx, psn)) {
 				tx_nomem(conn);	/* stays LOST and listed */
 				break;
 			}
-			route = mroce_paths_resend_route(&conn->paths, i, slot);
-			MROCE_CB(skb)->route = route;
 			if (route != i)
 				mroce_count(conn->mdev, MROCE_CNT_DETOURS, 1);
 			mroce_paths_resent(&conn->paths, i, psn, now, route);
 			mroce_count(conn->mdev, MROCE_CNT_RETRANSMITS, 1);
 			mroce_count_path(conn->mdev, i, MROCE_PCNT_RETRANSMITS, 1);
 			trace_mroce_retransmit(conn, i, psn);
-			__skb_queue_tail(q, skb);
 			sent++;
 		}
 		/* Keep what the budget did not reach for the next pass. */
@@ -678,7 +764,6 @@ static unsigned int tx_new(struct mroce_conn *conn, u64 now,
 		int id = mroce_paths_pick(&conn->paths);
 		struct mroce_stream *s;
 		struct mroce_seg *seg;
-		struct sk_buff *skb;
 		u32 psn;
 		int err;
 
@@ -704,10 +789,7 @@ static unsigned int tx_new(struct mroce_conn *conn, u64 now,
 			continue;
 		}
 		psn = mroce_paths_send(&conn->paths, id, now, seg);
-		skb = build_data(conn, id, seg, psn);
-		if (skb)
-			__skb_queue_tail(q, skb);
-		else
+		if (build_data(conn, q, id, id, seg, psn))
 			tx_nomem(conn);	/* sent as lost: its path's timer resends it */
 		sent++;
 	}
@@ -720,18 +802,13 @@ static unsigned int tx_new(struct mroce_conn *conn, u64 now,
  * last packet would otherwise wait for the retransmission timer (spread
  * over many paths, most messages leave such a tail on some path).
  */
-static void ack_req_tails(struct mroce_conn *conn, struct sk_buff_head *q)
+static void ack_req_tails(struct mroce_conn *conn)
 {
-	struct sk_buff *tail[MROCE_MAX_PATHS] = {};
-	struct sk_buff *skb;
 	unsigned int i;
 
-	skb_queue_walk(q, skb)
-		if (MROCE_CB(skb)->data)
-			tail[MROCE_CB(skb)->path] = skb;
 	for (i = 0; i < conn->paths.n; i++)
-		if (tail[i])
-			((struct mroce_hdr *)tail[i]->data)->flags |= MROCE_F_ACK_REQ;
+		if (conn->tx_tail[i])
+			last_hdr(conn->tx_tail[i])->flags |= MROCE_F_ACK_REQ;
 }
 
 static bool conn_has_live_stream(struct mroce_conn *conn)
@@ -811,6 +888,7 @@ static void tx_pass(struct mroce_conn *conn)
 		goto arm;
 	}
 
+	memset(conn->tx_tail, 0, conn->paths.n * sizeof(conn->tx_tail[0]));
 	mroce_paths_pass(&conn->paths, now);
 	tx_acks(conn, &q);
 	tx_timeouts(conn, now);
@@ -821,7 +899,7 @@ static void tx_pass(struct mroce_conn *conn)
 	if (walked)
 		tx_stream_due(conn);
 	more = !budget;
-	ack_req_tails(conn, &q);
+	ack_req_tails(conn);
 arm:
 	tx_arm(conn, now);
 	spin_unlock_bh(&conn->lock);

@@ -48,6 +48,7 @@ static const struct rdma_stat_desc mroce_counter_descs[] = {
 	[MROCE_CNT_EXPIRIES_EXCEEDED] = { .name = "expiries_exceeded" },
 	[MROCE_CNT_STREAM_DROPS] = { .name = "stream_drops" },
 	[MROCE_CNT_TX_NOMEM] = { .name = "tx_nomem" },
+	[MROCE_CNT_TX_GSO] = { .name = "tx_gso" },
 	[MROCE_CNT_CONNECTIONS] = { .name = "connections" },
 	[MROCE_CNT_SHARE_SENDERS] = { .name = "share_senders" },
 	[MROCE_CNT_SHARE_LEVEL] = { .name = "share_level" },

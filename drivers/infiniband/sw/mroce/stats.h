@@ -46,6 +46,7 @@ enum mroce_counter {
 	MROCE_CNT_EXPIRIES_EXCEEDED,
 	MROCE_CNT_STREAM_DROPS,
 	MROCE_CNT_TX_NOMEM,
+	MROCE_CNT_TX_GSO,
 	MROCE_CNT_CONNECTIONS,	/* a gauge, read from the device */
 	MROCE_CNT_SHARE_SENDERS,	/* a gauge: active peers sending to it */
 	MROCE_CNT_SHARE_LEVEL,	/* a gauge: the share its ACKs give */

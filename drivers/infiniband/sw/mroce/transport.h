@@ -63,6 +63,8 @@ enum {
  * @ack_due: the peer's paths owed an ACK, sent by the next send pass
  * @timer: fires at the earliest path deadline; schedules @tx_work
  * @tx_work: the send engine
+ * @tx_tail: the last DATA skb each path has in the running send pass
+ *	(send.c, build_data()); valid under @lock, during a pass
  * @tx_nomem: an allocation failed in this send pass: run another soon
  * @tx_flags: MROCE_TX_RUNNING while a send pass runs, MROCE_TX_AGAIN
  *	when another was asked for meanwhile (send.c, tx_pass_begin())
@@ -95,6 +97,7 @@ struct mroce_conn {
 	struct hrtimer timer;
 	struct work_struct tx_work;
 	unsigned long tx_flags;
+	struct sk_buff *tx_tail[MROCE_MAX_PATHS];
 	bool tx_nomem;
 	bool dying;
 	struct rcu_work free_work;
