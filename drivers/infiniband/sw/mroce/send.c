@@ -888,7 +888,6 @@ static void tx_pass(struct mroce_conn *conn)
 		goto arm;
 	}
 
-	memset(conn->tx_tail, 0, conn->paths.n * sizeof(conn->tx_tail[0]));
 	mroce_paths_pass(&conn->paths, now);
 	tx_acks(conn, &q);
 	tx_timeouts(conn, now);
@@ -900,6 +899,8 @@ static void tx_pass(struct mroce_conn *conn)
 		tx_stream_due(conn);
 	more = !budget;
 	ack_req_tails(conn);
+	/* The skbs are @q's, and leave with it. */
+	memset(conn->tx_tail, 0, conn->paths.n * sizeof(conn->tx_tail[0]));
 arm:
 	tx_arm(conn, now);
 	spin_unlock_bh(&conn->lock);

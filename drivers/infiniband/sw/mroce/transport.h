@@ -64,7 +64,7 @@ enum {
  * @timer: fires at the earliest path deadline; schedules @tx_work
  * @tx_work: the send engine
  * @tx_tail: the last DATA skb each path has in the running send pass
- *	(send.c, build_data()); valid under @lock, during a pass
+ *	(send.c, build_data()); all NULL between passes
  * @tx_nomem: an allocation failed in this send pass: run another soon
  * @tx_flags: MROCE_TX_RUNNING while a send pass runs, MROCE_TX_AGAIN
  *	when another was asked for meanwhile (send.c, tx_pass_begin())
