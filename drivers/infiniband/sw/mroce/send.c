@@ -23,9 +23,6 @@
  * path's for a detoured resend), whether it carries data, and a source
  * port to use instead of the route's (0: the route's): for an ACK, with
  * its own cached route, or for a route probe and its answer, uncached.
- * For DATA, the size of its first packet, which each packet appended as
- * a GSO segment (build_data()) may not exceed, and whether a shorter one
- * ended the batch.
  */
 struct mroce_skb_cb {
 	u8 path;
@@ -33,8 +30,6 @@ struct mroce_skb_cb {
 	bool data;
 	bool nocache;
 	u16 sport;
-	u16 seg_len;
-	bool closed;
 };
 
 #define MROCE_CB(skb) ((struct mroce_skb_cb *)(skb)->cb)
@@ -61,8 +56,6 @@ struct sk_buff *mroce_alloc_skb(unsigned int len, unsigned int path, bool data)
 	MROCE_CB(skb)->data = data;
 	MROCE_CB(skb)->nocache = false;
 	MROCE_CB(skb)->sport = 0;
-	MROCE_CB(skb)->seg_len = len;
-	MROCE_CB(skb)->closed = false;
 	return skb;
 }
 
@@ -91,17 +84,19 @@ MODULE_PARM_DESC(gso,
 /*
  * Room for one more packet of @len bytes at the end of @skb, a batch of
  * DATA for @route, as its last GSO segment; or NULL.  Every segment but
- * the last has the first's size, so a shorter packet ends the batch.
+ * the last has the first's size (the linear part's), so a shorter packet
+ * ends the batch.
  */
 static void *gso_append(struct sk_buff *skb, unsigned int route,
 			unsigned int len)
 {
 	struct skb_shared_info *si = skb_shinfo(skb);
+	unsigned int seg_len = skb_headlen(skb);
 	struct page *page;
 	void *buf;
 
 	if (!READ_ONCE(mroce_gso) || MROCE_CB(skb)->route != route ||
-	    MROCE_CB(skb)->closed || len > MROCE_CB(skb)->seg_len ||
+	    skb->len != (si->nr_frags + 1) * seg_len || len > seg_len ||
 	    si->nr_frags >= MAX_SKB_FRAGS ||
 	    skb->len + len > MROCE_GSO_MAX_BYTES)
 		return NULL;
@@ -114,13 +109,12 @@ static void *gso_append(struct sk_buff *skb, unsigned int route,
 	if (si->nr_frags == 1) {
 		/* The UDP header goes right before the data; see udp_set_csum(). */
 		si->gso_type = SKB_GSO_UDP_L4;
-		si->gso_size = MROCE_CB(skb)->seg_len;
+		si->gso_size = seg_len;
 		skb->ip_summed = CHECKSUM_PARTIAL;
 		skb->csum_start = skb_headroom(skb) - sizeof(struct udphdr);
 		skb->csum_offset = offsetof(struct udphdr, check);
 	}
 	si->gso_segs = si->nr_frags + 1;
-	MROCE_CB(skb)->closed = len < MROCE_CB(skb)->seg_len;
 	return buf;
 }
 
