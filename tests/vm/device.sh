@@ -15,17 +15,6 @@ sys=/sys/class/infiniband
 
 dev_exists() { [ -e "$sys/$1" ]; }
 
-# wait_for SECONDS CMD...: poll until CMD succeeds
-wait_for() {
-	local t=$(($1 * 10))
-	shift
-	while ! "$@"; do
-		t=$((t - 1))
-		[ "$t" -gt 0 ] || return 1
-		sleep 0.1
-	done
-}
-
 # expect_fail NAME PATTERN CMD...: CMD must fail and print PATTERN
 expect_fail() {
 	local name=$1 pattern=$2 out

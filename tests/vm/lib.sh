@@ -122,6 +122,8 @@
 #   vm_perftest_gbps LOG    the Gb/s of a perftest bandwidth client's 64 KiB
 #                           line (its average over the run, all its QPs;
 #                           "nan" if it printed none)
+#   wait_for SECS CMD...    poll CMD every 0.1 s until it succeeds; fail
+#                           after SECS
 #   vm_wait_listening [PID] wait up to 15 s (while PID lives) for a server:
 #                           an RDMA CM ID in LISTEN or TCP port 18515
 # Goodput (2-VM runs):
@@ -227,6 +229,16 @@ t_give_up() {
 _pair_listening() {
 	rdma resource show cm_id 2>/dev/null | grep -q LISTEN ||
 		ss -Hltn 2>/dev/null | grep -q ':18515 '
+}
+
+wait_for() {
+	local t=$(($1 * 10))
+	shift
+	while ! "$@"; do
+		t=$((t - 1))
+		[ "$t" -gt 0 ] || return 1
+		sleep 0.1
+	done
 }
 
 vm_wait_listening() {

@@ -134,6 +134,8 @@ seg_objs() {
 	awk '$1 == "mroce_seg" { print $2; f = 1 } END { if (!f) print 0 }' /proc/slabinfo
 }
 bw_args() { echo "-d $dev -x $gid -F -s 65536 -D 120"; }
+# tx_above N: the device has sent more than N packets
+tx_above() { [ "$(vm_counter "$dev" tx_pkts)" -gt "$1" ]; }
 vm_barrier silent-peer
 if [ "$me" = 1 ]; then
 	# shellcheck disable=SC2046
@@ -157,12 +159,10 @@ else
 	tx0=$(vm_counter "$dev" tx_pkts)
 	# The transfer flows once 100 packets have left: within 3 s on a
 	# release kernel; the debug kernel's once took longer (75 in 3 s).
-	for ((i = 0; i < 60; i++)); do
-		[ "$(vm_counter "$dev" tx_pkts)" -gt $((tx0 + 100)) ] && break
-		sleep 0.5
-	done
-	t_run "silent peer: VM0 writes ($(($(vm_counter "$dev" tx_pkts) - tx0)) packets after $((i / 2)) s)" \
-		sh -c "[ $(vm_counter "$dev" tx_pkts) -gt $((tx0 + 100)) ]"
+	t0=$SECONDS
+	wait_for 30 tx_above $((tx0 + 100))
+	t_run "silent peer: VM0 writes ($(($(vm_counter "$dev" tx_pkts) - tx0)) packets after $((SECONDS - t0)) s)" \
+		tx_above $((tx0 + 100))
 	vm_set silent-flowing 1
 	vm_get silent-muted >/dev/null
 	sleep 1
