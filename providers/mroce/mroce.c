@@ -665,7 +665,7 @@ int mroce_post_sq(struct mroce_qp *qp, struct ibv_send_wr *wr,
 	 * after its own store, so no wake-up is lost and the lock is not
 	 * held across a system call.
 	 */
-	if (!nposted || !mroce_sq_needs_doorbell(&qp->sq.ring))
+	if (!nposted || !mroce_ring_needs_doorbell(&qp->sq.ring))
 		return ret;
 
 	db = mroce_ring_doorbell(qp);
@@ -705,6 +705,17 @@ static int mroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	ret = mroce_rq_post(&qp->rq.ring, qp->rq_max_sge, wr, bad_wr);
 	pthread_spin_unlock(&qp->rq.lock);
 
+	/* In the error state the kernel flushes them: see mroce_post_sq(). */
+	if ((!ret || *bad_wr != wr) &&
+	    mroce_ring_needs_doorbell(&qp->rq.ring)) {
+		struct ibv_recv_wr *bad;
+		int db = ibv_cmd_post_recv(&qp->vqp.qp, NULL, &bad);
+
+		if (db && !ret) {
+			*bad_wr = NULL;
+			ret = db;
+		}
+	}
 	return ret;
 }
 

@@ -447,17 +447,18 @@ static inline int mroce_sq_post(struct mroce_ring *sq,
 }
 
 /*
- * After mroce_sq_post() published entries: does the kernel want a
- * doorbell?  The kernel, before it sleeps, sets MROCE_RING_F_DOORBELL, then
+ * After mroce_sq_post() or mroce_rq_post() published entries: does the
+ * kernel want a doorbell?  The kernel sets MROCE_RING_F_DOORBELL (on a send
+ * queue before it sleeps, on a QP's receive queue in the error state), then
  * runs a full barrier and looks at the producer once more.  Here the
  * producer store is followed by a full barrier and then the flag load.
  * Whatever the interleaving, either the kernel sees our new producer (and
  * does not sleep) or we see its flag (and wake it): the store->load order
  * on both sides is what a release/acquire pair cannot give, hence seq_cst.
  */
-static inline bool mroce_sq_needs_doorbell(struct mroce_ring *sq)
+static inline bool mroce_ring_needs_doorbell(struct mroce_ring *ring)
 {
-	struct mroce_ring_hdr *hdr = mroce_ring_hdr(sq);
+	struct mroce_ring_hdr *hdr = mroce_ring_hdr(ring);
 
 	atomic_thread_fence(memory_order_seq_cst);
 	return atomic_load_explicit(mroce_atomic(&hdr->flags),

@@ -55,8 +55,11 @@ struct mroce_alloc_ucontext_resp {
  * sees the flag after publishing @producer (with a full barrier between)
  * calls ibv_post_send's kernel command with no work requests, which the
  * kernel takes as the doorbell.
- * Receive queue: as the send queue, without a doorbell; the kernel reads
- * @producer when a message needs a receive.
+ * Receive queue: as the send queue; the kernel reads @producer when a
+ * message needs a receive.  Once the QP is in the error state the kernel
+ * sets MROCE_RING_F_DOORBELL here too, and the doorbell is
+ * ibv_post_recv's kernel command with no work requests: receives posted
+ * then complete at once, flushed.
  * Completion queue: the kernel writes entries and then @producer
  * (release); userspace reads entries up to @producer and then advances
  * @consumer.  The kernel never overwrites an entry userspace has not

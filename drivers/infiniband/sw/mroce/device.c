@@ -273,7 +273,9 @@ static struct mroce_dev *mroce_dev_alloc(struct net_device *ndev)
 	addrconf_addr_eui48((u8 *)&ibdev->node_guid, ndev->dev_addr);
 
 	ib_set_device_ops(ibdev, &mroce_dev_ops);
+	/* The rings' doorbells (mroce-abi.h) and arming a CQ are commands. */
 	ibdev->uverbs_cmd_mask |= BIT_ULL(IB_USER_VERBS_CMD_POST_SEND) |
+				  BIT_ULL(IB_USER_VERBS_CMD_POST_RECV) |
 				  BIT_ULL(IB_USER_VERBS_CMD_REQ_NOTIFY_CQ);
 	ib_set_device_ops(ibdev, &mroce_verbs_ops);
 	return mdev;

@@ -90,30 +90,6 @@ static void sw_qp_reset(struct mroce_qp *qp)
 	}
 }
 
-/* Change qp->state, under the connection lock when the transport reads it. */
-static void sw_qp_set_state(struct mroce_qp *qp, enum ib_qp_state state)
-{
-	struct mroce_conn *conn;
-
-	if (mroce_qp_is_ud(qp)) {
-		mroce_ud_set_state(qp, state);
-		return;
-	}
-	if (!qp->stream) {
-		WRITE_ONCE(qp->state, state);
-		return;
-	}
-	conn = qp->stream->conn;
-	spin_lock_bh(&conn->lock);
-	WRITE_ONCE(qp->state, state);
-	if (state == IB_QPS_ERR)
-		mroce_stream_fail(qp->stream, IB_WC_WR_FLUSH_ERR);
-	spin_unlock_bh(&conn->lock);
-	/* Requests posted before RTS may go now. */
-	if (state == IB_QPS_RTS)
-		mroce_stream_sq_kick(qp->stream);
-}
-
 static void sw_sq_kick(struct mroce_qp *qp)
 {
 	struct mroce_stream *s;
@@ -162,6 +138,35 @@ static void sw_rq_kick(struct mroce_qp *qp)
 		mroce_qp_flush_rq(qp, READ_ONCE(qp->rq->hdr->consumer));
 		spin_unlock_irqrestore(&qp->rq_lock, flags);
 	}
+}
+
+/* Change qp->state, under the connection lock when the transport reads it. */
+static void sw_qp_set_state(struct mroce_qp *qp, enum ib_qp_state state)
+{
+	struct mroce_conn *conn;
+
+	if (mroce_qp_is_ud(qp)) {
+		mroce_ud_set_state(qp, state);
+		return;
+	}
+	if (!qp->stream) {
+		WRITE_ONCE(qp->state, state);
+		/* Nothing consumes the rings yet: flush what is posted now. */
+		if (state == IB_QPS_ERR) {
+			sw_sq_kick(qp);
+			sw_rq_kick(qp);
+		}
+		return;
+	}
+	conn = qp->stream->conn;
+	spin_lock_bh(&conn->lock);
+	WRITE_ONCE(qp->state, state);
+	if (state == IB_QPS_ERR)
+		mroce_stream_fail(qp->stream, IB_WC_WR_FLUSH_ERR);
+	spin_unlock_bh(&conn->lock);
+	/* Requests posted before RTS may go now. */
+	if (state == IB_QPS_RTS)
+		mroce_stream_sq_kick(qp->stream);
 }
 
 const struct mroce_engine_ops mroce_sw_engine = {

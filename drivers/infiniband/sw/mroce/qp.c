@@ -280,6 +280,10 @@ u32 mroce_qp_flush_rq(struct mroce_qp *qp, u32 from)
 
 	if (!qp->rq)
 		return from;	/* the SRQ's receives stay there */
+	/* Receives userspace posts from now on must reach the kernel. */
+	WRITE_ONCE(qp->rq->hdr->flags, MROCE_RING_F_DOORBELL);
+	/* flag store before the producer load (mroce_ring_needs_doorbell()) */
+	smp_mb();
 	prod = mroce_ring_producer_from(qp->rq, from);
 	for (; from != prod; from++) {
 		struct mroce_recv_wqe *wqe = mroce_ring_entry(qp->rq, from);
@@ -682,7 +686,12 @@ int mroce_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	unsigned long flags;
 	int err;
 
-	/* User QPs post in their ring; a QP on an SRQ has no queue. */
+	/* A user QP's receives are in its ring: no WRs is the doorbell. */
+	if (qp->user && qp->rq && !wr) {
+		to_mdev(ibqp->device)->engine->rq_kick(qp);
+		return 0;
+	}
+	/* A QP on an SRQ has no receive queue. */
 	if (qp->user || !qp->rq) {
 		*bad_wr = wr;
 		return -EINVAL;
