@@ -64,6 +64,66 @@ with Context(name='mroce0') as ctx:
     for pd in pds:
         pd.close()
 PY
+# rdma -dd res show cq: completions pending and the notification armed,
+# what a consumer stuck in ibv_get_cq_event() needs to see.  On the way:
+# receives flush when the QP enters ERR, and so does one posted after.
+t_run "rdma -dd res show cq: pending completions and arming" timeout 60 /usr/bin/python3 - <<'PY'
+import subprocess
+from pyverbs.device import Context
+from pyverbs.pd import PD
+from pyverbs.cq import CQ, CompChannel
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.mr import MR
+from pyverbs.wr import SGE, RecvWR
+import pyverbs.enums as e
+
+def show():
+    out = subprocess.run(['rdma', '-dd', 'res', 'show', 'cq', 'dev', 'mroce0'],
+                         check=True, capture_output=True, text=True).stdout
+    mine = [l.split() for l in out.splitlines() if 'comm python3' in l]
+    assert len(mine) == 1, out
+    f = mine[0]
+    assert 'drv_pending' in f and 'drv_armed' in f, out
+    return int(f[f.index('drv_pending') + 1]), f[f.index('drv_armed') + 1]
+
+def expect(want, what):
+    got = show()
+    assert got == want, f'{what}: want {want}, got {got}'
+
+with Context(name='mroce0') as ctx:
+    pd = PD(ctx)
+    ch = CompChannel(ctx)
+    cq = CQ(ctx, 16, None, ch)
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq,
+                           cap=QPCap(max_send_wr=4, max_recv_wr=8)))
+    qp.to_init(QPAttr(port_num=1))
+    mr = MR(pd, 64, e.IBV_ACCESS_LOCAL_WRITE)
+    sge = SGE(mr.buf, 64, mr.lkey)
+    expect((0, 'no'), 'new CQ')
+    for i in range(5):
+        qp.post_recv(RecvWR(wr_id=i, num_sge=1, sg=[sge]))
+    qp.modify(QPAttr(qp_state=e.IBV_QPS_ERR), e.IBV_QP_STATE)
+    expect((5, 'no'), 'five receives flushed')
+    cq.req_notify()
+    expect((5, 'next'), 'armed with five pending')
+    n, wcs = cq.poll(2)
+    assert n == 2 and all(w.status == e.IBV_WC_WR_FLUSH_ERR for w in wcs), wcs
+    expect((3, 'next'), 'two polled')
+    qp.post_recv(RecvWR(wr_id=9, num_sge=1, sg=[sge]))
+    ch.get_cq_event(cq)
+    cq.ack_events(1)
+    expect((4, 'no'), 'a new completion fired the event')
+    cq.req_notify(solicited_only=True)
+    expect((4, 'solicited'), 'armed for solicited')
+    qp.post_recv(RecvWR(wr_id=10, num_sge=1, sg=[sge]))
+    ch.get_cq_event(cq)
+    cq.ack_events(1)
+    expect((5, 'no'), 'a completion in error is solicited')
+    n, wcs = cq.poll(8)
+    assert [w.wr_id for w in wcs] == [2, 3, 4, 9, 10], wcs
+    assert all(w.status == e.IBV_WC_WR_FLUSH_ERR for w in wcs), wcs
+    expect((0, 'no'), 'drained')
+PY
 
 # --- GIDs follow the netdev's addresses ------------------------------------
 t_run "IPv4 GID present" wait_for 5 has_gid mroce0 0000:0000:0000:0000:0000:ffff:0a4d:0001

@@ -5,6 +5,7 @@
  * (through poll_cq) drains.
  */
 #include <linux/log2.h>
+#include <rdma/restrack.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "verbs.h"
@@ -79,6 +80,7 @@ int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
  * @cq: the CQ
  * @cqe: the completion
  * @solicited: the completion is of a message with the solicited bit
+ *	(one in error also fires a solicited-only notification)
  *
  * Return: 0, or -ENOSPC when the ring is full: the CQ overflowed, which
  * is reported to the consumer as IB_EVENT_CQ_ERR.
@@ -113,8 +115,10 @@ int mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *cqe,
 	memcpy(mroce_ring_entry(cq->ring, prod), cqe, sizeof(*cqe));
 	mroce_ring_publish(cq->ring, prod + 1);
 
+	/* A completion in error counts as solicited (ibv_req_notify_cq(3)). */
 	if (cq->notify == IB_CQ_NEXT_COMP ||
-	    (cq->notify == IB_CQ_SOLICITED && solicited)) {
+	    (cq->notify == IB_CQ_SOLICITED &&
+	     (solicited || cqe->status != IB_WC_SUCCESS))) {
 		cq->notify = 0;
 		event = true;
 	}
@@ -184,14 +188,64 @@ int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
 	int ret = 0;
 
 	spin_lock_irqsave(&cq->lock, irqflags);
-	if (cq->notify != IB_CQ_NEXT_COMP)
-		cq->notify = flags & IB_CQ_SOLICITED_MASK;
+	/* Both bits (which ib_req_notify_cq() forbids) arm for any completion. */
+	if (flags & IB_CQ_NEXT_COMP)
+		cq->notify = IB_CQ_NEXT_COMP;
+	else if (cq->notify != IB_CQ_NEXT_COMP)
+		cq->notify = flags & IB_CQ_SOLICITED;
 	hdr = cq->ring->hdr;
 	if ((flags & IB_CQ_REPORT_MISSED_EVENTS) &&
 	    READ_ONCE(hdr->consumer) != hdr->producer)
 		ret = 1;
 	spin_unlock_irqrestore(&cq->lock, irqflags);
 	return ret;
+}
+
+/**
+ * mroce_fill_res_cq_entry() - a CQ's state for "rdma -dd res show cq"
+ * @msg: the netlink message being filled
+ * @ibcq: the CQ
+ *
+ * drv_pending counts completions added and not yet polled; drv_armed is the
+ * notification requested and not yet fired.  A consumer asleep in
+ * ibv_get_cq_event() while completions are pending and the CQ is armed
+ * waits for a new completion: arming signals new completions only.
+ *
+ * Return: 0, or -EMSGSIZE when the message is full.
+ */
+int mroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
+{
+	static const char * const armed[] = {
+		[0] = "no",
+		[IB_CQ_SOLICITED] = "solicited",
+		[IB_CQ_NEXT_COMP] = "next",
+	};
+	struct mroce_cq *cq = to_mcq(ibcq);
+	struct mroce_ring_hdr *hdr;
+	struct nlattr *table;
+	unsigned long flags;
+	bool overflow;
+	u32 pending;
+	u8 notify;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	hdr = cq->ring->hdr;
+	pending = hdr->producer - READ_ONCE(hdr->consumer);
+	notify = cq->notify;
+	overflow = cq->overflow;
+	spin_unlock_irqrestore(&cq->lock, flags);
+
+	table = nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+	if (!table)
+		return -EMSGSIZE;
+	if (rdma_nl_put_driver_u32(msg, "pending", pending) ||
+	    rdma_nl_put_driver_string(msg, "armed", armed[notify]) ||
+	    rdma_nl_put_driver_u32(msg, "overflow", overflow)) {
+		nla_nest_cancel(msg, table);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, table);
+	return 0;
 }
 
 int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)

@@ -201,6 +201,7 @@ const struct ib_device_ops mroce_verbs_ops = {
 	.destroy_cq = mroce_destroy_cq,
 	.destroy_qp = mroce_destroy_qp,
 	.destroy_srq = mroce_destroy_srq,
+	.fill_res_cq_entry = mroce_fill_res_cq_entry,
 	.get_dma_mr = mroce_get_dma_mr,
 	.map_mr_sg = mroce_map_mr_sg,
 	.mmap = mroce_mmap,

@@ -389,6 +389,7 @@ int mroce_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int mroce_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int mroce_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+int mroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int mroce_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 struct ib_mr *mroce_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *mroce_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
