@@ -6,8 +6,9 @@
  * commands.  The data path (post_send, post_recv, poll_cq) never enters
  * the kernel: work requests and completions go through rings shared with
  * the kernel driver (mroce_ring.h, include/uapi/rdma/mroce-abi.h), and
- * the only system call on it is the send queue doorbell, made when the
- * kernel says it has gone idle.  Every verb left unset in mroce_ctx_ops
+ * the only system calls on it are the doorbells: the send queue's, made
+ * when the kernel says it has gone idle, and the receive queue's, made
+ * only once the QP is in the error state.  Every verb left unset in mroce_ctx_ops
  * keeps libibverbs' default op, which fails with EOPNOTSUPP.
  */
 
@@ -706,7 +707,7 @@ static int mroce_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	pthread_spin_unlock(&qp->rq.lock);
 
 	/* In the error state the kernel flushes them: see mroce_post_sq(). */
-	if ((!ret || *bad_wr != wr) &&
+	if (wr && (!ret || *bad_wr != wr) &&
 	    mroce_ring_needs_doorbell(&qp->rq.ring)) {
 		struct ibv_recv_wr *bad;
 		int db = ibv_cmd_post_recv(&qp->vqp.qp, NULL, &bad);

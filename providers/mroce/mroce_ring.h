@@ -497,8 +497,8 @@ static inline void mroce_recv_wqe_encode(void *slot,
 
 /*
  * Post a list of receive work requests: same contract and ordering as
- * mroce_sq_post(), and no doorbell (the kernel looks at the receive ring
- * when a message arrives).
+ * mroce_sq_post().  The kernel looks at the receive ring when a message
+ * arrives; it asks for a doorbell only in the error state.
  */
 static inline int mroce_rq_post(struct mroce_ring *rq, uint32_t max_sge,
 				struct ibv_recv_wr *wr,

@@ -110,12 +110,14 @@ with Context(name='mroce0') as ctx:
     assert n == 2 and all(w.status == e.IBV_WC_WR_FLUSH_ERR for w in wcs), wcs
     expect((3, 'next'), 'two polled')
     qp.post_recv(RecvWR(wr_id=9, num_sge=1, sg=[sge]))
+    print('waiting for the event of a receive posted in ERR', flush=True)
     ch.get_cq_event(cq)
     cq.ack_events(1)
     expect((4, 'no'), 'a new completion fired the event')
     cq.req_notify(solicited_only=True)
     expect((4, 'solicited'), 'armed for solicited')
     qp.post_recv(RecvWR(wr_id=10, num_sge=1, sg=[sge]))
+    print('waiting for a solicited-only event of a flushed receive', flush=True)
     ch.get_cq_event(cq)
     cq.ack_events(1)
     expect((5, 'no'), 'a completion in error is solicited')
@@ -123,6 +125,33 @@ with Context(name='mroce0') as ctx:
     assert [w.wr_id for w in wcs] == [2, 3, 4, 9, 10], wcs
     assert all(w.status == e.IBV_WC_WR_FLUSH_ERR for w in wcs), wcs
     expect((0, 'no'), 'drained')
+PY
+# A QP on an SRQ moved to ERR before it is connected: its receives stay
+# in the SRQ, and it reports Last WQE Reached.
+t_run "QP on an SRQ: INIT to ERR, twice across a reset: Last WQE Reached" timeout 60 /usr/bin/python3 - <<'PY'
+from pyverbs.device import Context
+from pyverbs.pd import PD
+from pyverbs.cq import CQ
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
+import pyverbs.enums as e
+
+with Context(name='mroce0') as ctx:
+    pd = PD(ctx)
+    cq = CQ(ctx, 16)
+    srq = SRQ(pd, SrqInitAttr(SrqAttr(max_wr=8, max_sge=1)))
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq, srq=srq,
+                           cap=QPCap(max_send_wr=4, max_recv_wr=0)))
+    for i in range(2):
+        qp.to_init(QPAttr(port_num=1))
+        qp.modify(QPAttr(qp_state=e.IBV_QPS_ERR), e.IBV_QP_STATE)
+        print(f'{i}: waiting for Last WQE Reached', flush=True)
+        ev = ctx.get_async_event()
+        assert ev.event_type == e.IBV_EVENT_QP_LAST_WQE_REACHED, ev.event_type
+        ev.ack()
+        n, _ = cq.poll(4)
+        assert n == 0, n
+        qp.modify(QPAttr(qp_state=e.IBV_QPS_RESET), e.IBV_QP_STATE)
 PY
 
 # --- GIDs follow the netdev's addresses ------------------------------------

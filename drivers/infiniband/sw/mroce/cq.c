@@ -80,7 +80,8 @@ int mroce_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
  * @cq: the CQ
  * @cqe: the completion
  * @solicited: the completion is of a message with the solicited bit
- *	(one in error also fires a solicited-only notification)
+ *
+ * A completion in error also fires a solicited-only notification.
  *
  * Return: 0, or -ENOSPC when the ring is full: the CQ overflowed, which
  * is reported to the consumer as IB_EVENT_CQ_ERR.
@@ -115,7 +116,7 @@ int mroce_cq_post(struct mroce_cq *cq, const struct mroce_cqe *cqe,
 	memcpy(mroce_ring_entry(cq->ring, prod), cqe, sizeof(*cqe));
 	mroce_ring_publish(cq->ring, prod + 1);
 
-	/* A completion in error counts as solicited (ibv_req_notify_cq(3)). */
+	/* ibv_req_notify_cq(3): a completion in error counts as solicited */
 	if (cq->notify == IB_CQ_NEXT_COMP ||
 	    (cq->notify == IB_CQ_SOLICITED &&
 	     (solicited || cqe->status != IB_WC_SUCCESS))) {
@@ -239,7 +240,9 @@ int mroce_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq)
 	if (!table)
 		return -EMSGSIZE;
 	if (rdma_nl_put_driver_u32(msg, "pending", pending) ||
-	    rdma_nl_put_driver_string(msg, "armed", armed[notify]) ||
+	    rdma_nl_put_driver_string(msg, "armed",
+				      notify < ARRAY_SIZE(armed) ?
+				      armed[notify] : "?") ||
 	    rdma_nl_put_driver_u32(msg, "overflow", overflow)) {
 		nla_nest_cancel(msg, table);
 		return -EMSGSIZE;

@@ -104,16 +104,22 @@ static void sw_sq_kick(struct mroce_qp *qp)
 		mroce_stream_sq_kick(s);
 		mroce_stream_put(s);
 	} else if (READ_ONCE(qp->state) == IB_QPS_ERR) {
-		/* Failed before it had a stream: flush here (ib_drain_sq()). */
+		/*
+		 * Failed before it had a stream: flush here (ib_drain_sq()).
+		 * The state again under the lock: a reset empties the ring
+		 * under it (mroce_qp_reset()).
+		 */
 		spin_lock_irqsave(&qp->sq_lock, flags);
-		mroce_qp_flush_sq(qp, READ_ONCE(qp->sq->hdr->consumer));
+		if (READ_ONCE(qp->state) == IB_QPS_ERR)
+			mroce_qp_flush_sq(qp, READ_ONCE(qp->sq->hdr->consumer));
 		spin_unlock_irqrestore(&qp->sq_lock, flags);
 	}
 }
 
 /*
  * Receives are taken from the ring when a message needs one; only those
- * posted to a QP in the error state need the engine at once: they
+ * posted to a QP in the error state (by a kernel post_recv, or the user's
+ * doorbell, which the provider makes only then) need the engine at once: they
  * complete flushed, so a consumer draining the QP (ib_drain_rq()) sees
  * its marker complete.  Whoever consumes the ring flushes: the stream,
  * the datagram side, or for a QP that failed before it had either, this.
@@ -130,12 +136,15 @@ static void sw_rq_kick(struct mroce_qp *qp)
 		mroce_stream_rq_kick(s);
 		mroce_stream_put(s);
 	} else if (mroce_qp_is_ud(qp)) {
+		/* As in sw_sq_kick(); a reset sets RESET under this lock. */
 		spin_lock_irqsave(&qp->ud_lock, flags);
-		qp->rq_done = mroce_qp_flush_rq(qp, qp->rq_done);
+		if (READ_ONCE(qp->state) == IB_QPS_ERR)
+			qp->rq_done = mroce_qp_flush_rq(qp, qp->rq_done);
 		spin_unlock_irqrestore(&qp->ud_lock, flags);
-	} else {
+	} else if (qp->rq) {
 		spin_lock_irqsave(&qp->rq_lock, flags);
-		mroce_qp_flush_rq(qp, READ_ONCE(qp->rq->hdr->consumer));
+		if (READ_ONCE(qp->state) == IB_QPS_ERR)
+			mroce_qp_flush_rq(qp, READ_ONCE(qp->rq->hdr->consumer));
 		spin_unlock_irqrestore(&qp->rq_lock, flags);
 	}
 }
@@ -151,10 +160,15 @@ static void sw_qp_set_state(struct mroce_qp *qp, enum ib_qp_state state)
 	}
 	if (!qp->stream) {
 		WRITE_ONCE(qp->state, state);
-		/* Nothing consumes the rings yet: flush what is posted now. */
+		/*
+		 * Nothing consumes the rings yet: flush what is posted now.
+		 * On an SRQ, the receives stay there (IBA's Last WQE Reached).
+		 */
 		if (state == IB_QPS_ERR) {
 			sw_sq_kick(qp);
 			sw_rq_kick(qp);
+			if (!qp->rq)
+				mroce_qp_event(qp, IB_EVENT_QP_LAST_WQE_REACHED);
 		}
 		return;
 	}

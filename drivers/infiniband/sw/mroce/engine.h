@@ -36,8 +36,9 @@ struct mroce_qp;
  *	IB_QPS_ERR flushes outstanding work with IB_WC_WR_FLUSH_ERR.
  * @sq_kick: the send queue's producer index moved (post_send, or the
  *	user's doorbell).  Any context that may take a BH spinlock.
- * @rq_kick: receives were posted to a kernel queue pair.  Same context
- *	as @sq_kick.
+ * @rq_kick: receives were posted to a kernel queue pair, or a user queue
+ *	pair in the error state rang its receive doorbell.  Same context as
+ *	@sq_kick.
  *
  * @qp_create and @qp_destroy have the queue pair to themselves; modify_qp
  * and destroy_qp call @qp_connect, @qp_reset and @qp_set_state under the

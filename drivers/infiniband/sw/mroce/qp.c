@@ -271,6 +271,9 @@ u32 mroce_qp_flush_sq(struct mroce_qp *qp, u32 from)
  * @qp: the queue pair, in the error state
  * @from: the first receive not yet consumed
  *
+ * Also sets the receive ring's MROCE_RING_F_DOORBELL: userspace's later
+ * receives must reach the kernel to complete (struct mroce_ring_hdr).
+ *
  * Return: the new consumer index, also published in the ring.
  */
 u32 mroce_qp_flush_rq(struct mroce_qp *qp, u32 from)
@@ -280,8 +283,8 @@ u32 mroce_qp_flush_rq(struct mroce_qp *qp, u32 from)
 
 	if (!qp->rq)
 		return from;	/* the SRQ's receives stay there */
-	/* Receives userspace posts from now on must reach the kernel. */
-	WRITE_ONCE(qp->rq->hdr->flags, MROCE_RING_F_DOORBELL);
+	/* after the state's store: the doorbell's kick reads the state */
+	smp_store_release(&qp->rq->hdr->flags, MROCE_RING_F_DOORBELL);
 	/* flag store before the producer load (mroce_ring_needs_doorbell()) */
 	smp_mb();
 	prod = mroce_ring_producer_from(qp->rq, from);
@@ -384,15 +387,27 @@ static void mroce_qp_copy_attr(struct mroce_qp *qp, struct ib_qp_attr *attr,
 		a->qkey = attr->qkey;
 }
 
-/* Back to a fresh QP: rings empty, no transport state. */
+/*
+ * Back to a fresh QP: rings empty, no transport state.  A doorbell racing
+ * with this flushes a ring only in ERR, and looks at the state again
+ * under the ring's lock: it sees RESET, or the ring before it is emptied.
+ */
 static void mroce_qp_reset(struct mroce_qp *qp)
 {
+	unsigned long flags;
+
 	to_mdev(qp->ibqp.device)->engine->qp_reset(qp);
+	WRITE_ONCE(qp->state, IB_QPS_RESET);
+	spin_lock_irqsave(&qp->sq_lock, flags);
 	memset(qp->sq->hdr, 0, MROCE_RING_HDR_SIZE);
-	if (qp->rq)
-		memset(qp->rq->hdr, 0, MROCE_RING_HDR_SIZE);
 	/* Nothing is looking at the send queue: posts must ring. */
 	qp->sq->hdr->flags = MROCE_RING_F_DOORBELL;
+	spin_unlock_irqrestore(&qp->sq_lock, flags);
+	if (qp->rq) {
+		spin_lock_irqsave(&qp->rq_lock, flags);
+		memset(qp->rq->hdr, 0, MROCE_RING_HDR_SIZE);
+		spin_unlock_irqrestore(&qp->rq_lock, flags);
+	}
 }
 
 int mroce_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,

@@ -11,7 +11,8 @@
 #include "stream.h"
 
 /**
- * mroce_stream_rq_kick() - receives were posted to a kernel QP
+ * mroce_stream_rq_kick() - receives were posted (a kernel QP's, or a user
+ *	QP's doorbell in the error state)
  * @s: its stream
  *
  * After the stream failed they complete at once, flushed, so that a
