@@ -8,8 +8,8 @@
  * the kernel driver (mroce_ring.h, include/uapi/rdma/mroce-abi.h), and
  * the only system calls on it are the doorbells: the send queue's, made
  * when the kernel says it has gone idle, and the receive queue's, made
- * only once the QP is in the error state.  Every verb left unset in mroce_ctx_ops
- * keeps libibverbs' default op, which fails with EOPNOTSUPP.
+ * only once the QP is in the error state.  Every verb left unset in
+ * mroce_ctx_ops keeps libibverbs' default op, which fails with EOPNOTSUPP.
  */
 
 #include <config.h>
