@@ -42,6 +42,8 @@ ACCESS = (e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_WRITE |
 SYS = '/sys/class/infiniband/%s/ports/1/hw_counters/'
 PARAM = '/sys/module/mroce/parameters/'
 MTU = 1024
+# HELLOs the device sends each time (HELLO-COPIES).
+HELLO_COPIES = 3
 
 
 class Fail(Exception):
@@ -266,15 +268,15 @@ def spec(*ids):
 
 # --- connections and epochs --------------------------------------------------
 
-@spec('HELLO-FORMAT', 'IP-ECN', 'HELLO-SPRAY', 'HELLO-RESEND', 'ENC-PORT',
-      'ENC-SPORT')
+@spec('HELLO-FORMAT', 'IP-ECN', 'HELLO-SPRAY', 'HELLO-RESEND', 'HELLO-COPIES',
+      'ENC-PORT', 'ENC-SPORT')
 def hello(s):
     """the device says HELLO when a QP reaches RTR, repeats it, sprays it"""
     s.p.answer_hello = False
     try:
         s.pair()
         hellos = []
-        while len(hellos) < 4:
+        while len(hellos) < 4 * HELLO_COPIES:
             g = s.p.expect(lambda g: g.pkt.type == w.HELLO, 5.0,
                            'HELLO %d' % (len(hellos) + 1))
             hellos.append(g)
@@ -296,13 +298,20 @@ def hello(s):
     if hellos[0].pkt.paths > 1:
         check(all(a != b for a, b in zip(ports, ports[1:])),
               'consecutive HELLOs from one port: %s' % ports)
+    # Each time, its copies at once: within a few packets' time of each
+    # other, where the waits between times are a minimum RTO or more.
+    with open(PARAM + 'min_rto_us') as f:
+        rto = int(f.read()) / 1e6
+    rounds = [hellos[i:i + HELLO_COPIES]
+              for i in range(0, len(hellos), HELLO_COPIES)]
+    spread = [r[-1].t - r[0].t for r in rounds]
+    check(max(spread) < rto / 2,
+          'copies of one HELLO %s ms apart' % [round(x * 1e3, 2) for x in spread])
     # The waits double from the minimum RTO, up to 20 ms.  Arrival times
     # stand for send times: allow for a late first send and late timers,
     # and for one emulator stall (a timer never fires early, so the lower
     # bounds hold for every gap; the upper one for all but the longest).
-    with open(PARAM + 'min_rto_us') as f:
-        rto = int(f.read()) / 1e6
-    gaps = [b.t - a.t for a, b in zip(hellos, hellos[1:])]
+    gaps = [b[0].t - a[0].t for a, b in zip(rounds, rounds[1:])]
     waits = [min(rto * 2 ** i, 0.020) for i in range(len(gaps))]
     low = [0.5] + [0.75] * (len(gaps) - 1)
     late = [g > max(4 * x, 0.05) for g, x in zip(gaps, waits)]

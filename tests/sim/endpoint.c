@@ -430,9 +430,12 @@ static void conn_pass(struct sim_conn *c, u64 now)
 
 	if (!c->established) {
 		/* Until the peer's epoch is known, only HELLO may be sent. */
-		if (c->head && now >= c->hello.due_us) {
-			queue_hello(c, false);
-			mroce_hello_sent(&c->hello, &c->paths, now);
+		if (c->head) {
+			unsigned int n = mroce_hello_due(&c->hello, &c->paths,
+							 now);
+
+			while (n--)
+				queue_hello(c, false);
 		}
 		out_flush(c);
 		tx_arm(c);

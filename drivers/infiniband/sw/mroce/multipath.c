@@ -285,18 +285,27 @@ void mroce_paths_hello_rto(struct mroce_paths *ps, u64 rtt_us)
 }
 
 /**
- * mroce_hello_sent() - a HELLO with dst_epoch 0 went
+ * mroce_hello_due() - how many HELLOs with dst_epoch 0 go now
  * @h: the connection's HELLOs
  * @ps: its paths
  * @now_us: current time
+ *
+ * None before @h->due_us; then MROCE_HELLO_COPIES at once (id
+ * HELLO-COPIES), which the caller sends by as many paths' ports
+ * (HELLO-SPRAY), and the next are due a wait later (HELLO-RESEND).
+ *
+ * Return: the number to send.
  */
-void mroce_hello_sent(struct mroce_hello *h, const struct mroce_paths *ps,
-		      u64 now_us)
+unsigned int mroce_hello_due(struct mroce_hello *h,
+			     const struct mroce_paths *ps, u64 now_us)
 {
+	if (now_us < h->due_us)
+		return 0;
 	if (h->sent < U8_MAX)
 		h->sent++;
 	h->due_us = now_us + mroce_paths_hello_wait(ps, h->sent);
 	h->sent_us = now_us;
+	return MROCE_HELLO_COPIES;
 }
 
 /**

@@ -136,7 +136,7 @@ void mroce_paths_hello_rto(struct mroce_paths *ps, u64 rtt_us);
  * struct mroce_hello - a connection's HELLOs while the peer's epoch is unknown
  * @due_us: when the next may go
  * @sent_us: when the latest went; 0 once the peer was heard
- * @sent: how many went
+ * @sent: how many times they went (MROCE_HELLO_COPIES each time)
  */
 struct mroce_hello {
 	u64 due_us;
@@ -144,8 +144,8 @@ struct mroce_hello {
 	u8 sent;
 };
 
-void mroce_hello_sent(struct mroce_hello *h, const struct mroce_paths *ps,
-		      u64 now_us);
+unsigned int mroce_hello_due(struct mroce_hello *h,
+			     const struct mroce_paths *ps, u64 now_us);
 void mroce_hello_heard(struct mroce_hello *h, struct mroce_paths *ps,
 		       u64 now_us);
 int mroce_paths_ack(struct mroce_paths *ps, unsigned int i, u64 now_us,

@@ -860,12 +860,25 @@ void mroce_conn_rearm(struct mroce_conn *conn)
 	tx_arm(conn, mroce_now_us());
 }
 
+/* The HELLOs due while the peer's epoch is unknown; a lost one is resent. */
+static void tx_hellos(struct mroce_conn *conn, u64 now, struct sk_buff_head *q)
+{
+	unsigned int n = mroce_hello_due(&conn->hello, &conn->paths, now);
+	struct sk_buff *skb;
+
+	while (n--) {
+		skb = mroce_build_hello(conn);
+		if (!skb)
+			break;
+		__skb_queue_tail(q, skb);
+	}
+}
+
 /* One send pass: what is due, then new packets, up to the budget. */
 static void tx_pass(struct mroce_conn *conn)
 {
 	unsigned int budget = MROCE_TX_BUDGET;
 	struct sk_buff_head q;
-	struct sk_buff *skb;
 	u64 now = mroce_now_us();
 	bool more = false, walked;
 
@@ -873,12 +886,8 @@ static void tx_pass(struct mroce_conn *conn)
 	spin_lock_bh(&conn->lock);
 	if (!conn->peer_epoch) {
 		/* Until the peer's epoch is known, only HELLO may be sent. */
-		if (conn_has_live_stream(conn) && now >= conn->hello.due_us) {
-			skb = mroce_build_hello(conn);
-			if (skb)
-				__skb_queue_tail(&q, skb);
-			mroce_hello_sent(&conn->hello, &conn->paths, now);
-		}
+		if (conn_has_live_stream(conn))
+			tx_hellos(conn, now, &q);
 		goto arm;
 	}
 

@@ -690,11 +690,13 @@ static void rto_seed_test(struct kunit *test)
  * RTT-HELLO: three HELLO round trips are the RTO of every path without
  * an RTT estimate, if shorter; no smoothed RTT comes of it; once a path
  * has sampled the RTT, every path keeps the RTO that sample gave it (its
- * own or PATH-RTO-SEED's).  HELLO-RESEND: when HELLOs go again.
+ * own or PATH-RTO-SEED's).  HELLO-RESEND and HELLO-COPIES: when HELLOs
+ * go again, and how many.
  */
 static void hello_rto_test(struct kunit *test)
 {
 	struct fake_host *h = host_alloc(test);
+	struct mroce_hello hello = {};
 	struct mroce_ack_result res;
 	unsigned int i;
 
@@ -731,6 +733,21 @@ static void hello_rto_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mroce_paths_hello_wait(&h->ps, 8), 12800);
 	KUNIT_EXPECT_EQ(test, mroce_paths_hello_wait(&h->ps, 9), MROCE_HELLO_US);
 	KUNIT_EXPECT_EQ(test, mroce_paths_hello_wait(&h->ps, 255), MROCE_HELLO_US);
+
+	/* HELLO-COPIES: each time, three at once; then the waits above. */
+	h = host_alloc(test);
+	KUNIT_EXPECT_EQ(test, mroce_hello_due(&hello, &h->ps, 1000), 3);
+	KUNIT_EXPECT_EQ(test, hello.sent_us, 1000);
+	KUNIT_EXPECT_EQ(test, mroce_hello_due(&hello, &h->ps, 1000), 0);
+	KUNIT_EXPECT_EQ(test, mroce_hello_due(&hello, &h->ps, 1099), 0);
+	KUNIT_EXPECT_EQ(test, mroce_hello_due(&hello, &h->ps, 1100), 3);
+	KUNIT_EXPECT_EQ(test, mroce_hello_due(&hello, &h->ps, 1299), 0);
+	KUNIT_EXPECT_EQ(test, mroce_hello_due(&hello, &h->ps, 1300), 3);
+	KUNIT_EXPECT_EQ(test, hello.due_us, 1700);
+	/* The answer times the paths' first RTO from the latest. */
+	mroce_hello_heard(&hello, &h->ps, 1340);
+	KUNIT_EXPECT_EQ(test, hello.sent_us, 0);
+	KUNIT_EXPECT_EQ(test, h->path[0].tx.rto_us, 120);
 }
 
 /*
