@@ -65,7 +65,7 @@ struct sim_conn {
 	struct mroce_paths paths;
 	struct mroce_path *path;
 	struct mroce_rxwin rx[MROCE_MAX_PATHS];
-	bool ack_due[MROCE_MAX_PATHS];
+	u64 ack_due;			/* bit i: path i owes an ACK */
 	struct sim_msg *head, *tail;	/* messages not yet acknowledged */
 	struct sim_msg *cut;		/* the first with bytes left to cut */
 	u32 next_msn;
@@ -90,6 +90,8 @@ struct sim_ep {
 	unsigned int maxout;
 	/* new DATA in @out, per NIC (the route's plane, 1-based) */
 	unsigned int pass_new[SIM_MAX_PLANES + 1];
+	/* NICs found full this pass: they stay so until it ends */
+	unsigned int pass_full;
 	u64 outstanding;
 	u64 now;
 };
@@ -127,11 +129,13 @@ static bool conn_egress_room(struct mroce_paths *ps, unsigned int i)
 {
 	struct sim_conn *c = container_of(ps, struct sim_conn, paths);
 	unsigned int plane = nic_of(&ps->path[i]);
+	struct sim_ep *ep = c->ep;
 
-	if (c->ep->ops->nic_room(c->ep->host, c->peer, plane,
-				 c->ep->pass_new[plane]))
+	if (!(ep->pass_full & BIT(plane)) &&
+	    ep->ops->nic_room(ep->host, c->peer, plane, ep->pass_new[plane]))
 		return true;
-	c->ep->st.nic_full++;
+	ep->pass_full |= BIT(plane);
+	ep->st.nic_full++;
 	return false;
 }
 
@@ -208,6 +212,7 @@ static void out_flush(struct sim_conn *c)
 	}
 	ep->nout = 0;
 	memset(ep->pass_new, 0, sizeof(ep->pass_new));
+	ep->pass_full = 0;
 }
 
 /* build_data() */
@@ -261,7 +266,7 @@ static void queue_ack(struct sim_conn *c, unsigned int path, u16 route_sport)
 	o->data = false;
 	o->payload = 0;
 	o->hlen = mroce_wire_build(o->hdr, &pkt);
-	c->ack_due[path] = false;
+	c->ack_due &= ~BIT_ULL(path);
 }
 
 /* mroce_build_hello(): each HELLO takes the next path's route */
@@ -426,8 +431,6 @@ static void tx_arm(struct sim_conn *c)
 /* mroce_tx_work() */
 static void conn_pass(struct sim_conn *c, u64 now)
 {
-	unsigned int i;
-
 	if (!c->established) {
 		/* Until the peer's epoch is known, only HELLO may be sent. */
 		if (c->head) {
@@ -444,9 +447,8 @@ static void conn_pass(struct sim_conn *c, u64 now)
 	mroce_paths_pass(&c->paths, now);
 	tx_timeouts(c, now);
 	tx_route_probes(c, now);
-	for (i = 0; i < MROCE_MAX_PATHS; i++)
-		if (c->ack_due[i])
-			queue_ack(c, i, 0);
+	while (c->ack_due)
+		queue_ack(c, __builtin_ctzll(c->ack_due), 0);
 	tx_resends(c, now);
 	tx_new(c, now);
 	out_flush(c);
@@ -596,7 +598,7 @@ static void rx_data(struct sim_conn *c, const struct mroce_pkt *pkt, bool ce,
 		return;
 	}
 	if (mroce_rxwin_data(rx, pkt->psn, ce, pkt->flags & MROCE_F_ACK_REQ))
-		c->ack_due[pkt->path] = true;
+		c->ack_due |= BIT_ULL(pkt->path);
 	if (mroce_share_rx(&c->rxshare, now, pkt->payload_len, ce))
 		mroce_share_activate(&c->ep->share, &c->rxshare, now);
 	c->ep->st.rx_data++;

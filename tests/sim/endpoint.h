@@ -113,8 +113,8 @@ struct sim_ep_config {
  * @paced: send passes whose new packets waited for the receiver's share
  *	(SHARE-PACE)
  * @loss_cuts: window decreases for congestive loss (CC-LOSS)
- * @nic_full: times a path was passed over for a new packet because its
- *	NIC's ring was full
+ * @nic_full: send passes that found a NIC's ring full (once per NIC and
+ *	pass) and held new packets back from its paths
  */
 struct sim_ep_stats {
 	uint64_t tx_data;
