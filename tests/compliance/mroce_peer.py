@@ -275,8 +275,16 @@ class Peer:
                            'ACK of path %d' % path)
 
     def connect(self, secs=10.0):
-        """Wait for the device's HELLO and answer it: epochs known."""
-        self.expect(lambda g: g.pkt.type == w.HELLO, secs, 'HELLO')
+        """Wait for the device's HELLO and answer it: epochs known.
+
+        The copies sent with it (HELLO-COPIES) are answered and dropped:
+        a later wait for a HELLO must not take one of them.
+        """
+        g = self.expect(lambda g: g.pkt.type == w.HELLO, secs, 'HELLO')
+        self.pump(0.05)
+        self.pending = [x for x in self.pending
+                        if not (x.pkt and x.pkt.type == w.HELLO and
+                                x.pkt.src_epoch == g.pkt.src_epoch)]
         return self.dev_epoch
 
 

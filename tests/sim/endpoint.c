@@ -131,8 +131,9 @@ static bool conn_egress_room(struct mroce_paths *ps, unsigned int i)
 	unsigned int plane = nic_of(&ps->path[i]);
 	struct sim_ep *ep = c->ep;
 
-	if (!(ep->pass_full & BIT(plane)) &&
-	    ep->ops->nic_room(ep->host, c->peer, plane, ep->pass_new[plane]))
+	if (ep->pass_full & BIT(plane))
+		return false;
+	if (ep->ops->nic_room(ep->host, c->peer, plane, ep->pass_new[plane]))
 		return true;
 	ep->pass_full |= BIT(plane);
 	ep->st.nic_full++;

@@ -242,10 +242,10 @@ u64 mroce_paths_deadline(const struct mroce_paths *ps)
 /**
  * mroce_paths_hello_wait() - how long a HELLO waits for its answer
  * @ps: the paths
- * @sent: HELLOs sent so far, this one included
+ * @sent: times HELLOs went so far, this one included
  *
- * Id HELLO-RESEND: the minimum RTO, doubling with each HELLO sent, at
- * most MROCE_HELLO_US.
+ * Id HELLO-RESEND: the minimum RTO, doubling each time, at most
+ * MROCE_HELLO_US.
  *
  * Return: microseconds.
  */
@@ -291,7 +291,7 @@ void mroce_paths_hello_rto(struct mroce_paths *ps, u64 rtt_us)
  * @now_us: current time
  *
  * None before @h->due_us; then MROCE_HELLO_COPIES at once (id
- * HELLO-COPIES), which the caller sends by as many paths' ports
+ * HELLO-COPIES), which the caller sends by the paths' ports in turn
  * (HELLO-SPRAY), and the next are due a wait later (HELLO-RESEND).
  *
  * Return: the number to send.

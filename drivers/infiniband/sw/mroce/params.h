@@ -61,7 +61,7 @@
 
 /* Connections and streams ("HELLO", "PROBE") */
 #define MROCE_HELLO_US		20000	/* longest HELLO resend interval */
-#define MROCE_HELLO_COPIES	3	/* HELLOs sent at once (HELLO-COPIES) */
+#define MROCE_HELLO_COPIES	3	/* HELLOs at once (HELLO-COPIES) */
 #define MROCE_STREAM_WINDOW	256	/* messages in flight per stream */
 #define MROCE_PROBE_MIN_US	10000	/* shortest interval of a stream's probes */
 

@@ -860,7 +860,11 @@ void mroce_conn_rearm(struct mroce_conn *conn)
 	tx_arm(conn, mroce_now_us());
 }
 
-/* The HELLOs due while the peer's epoch is unknown; a lost one is resent. */
+/*
+ * The HELLOs due while the peer's epoch is unknown.  One that could not
+ * be allocated is as good as lost: the next time HELLOs are due covers
+ * it (tx_nomem()'s early pass would find nothing due).
+ */
 static void tx_hellos(struct mroce_conn *conn, u64 now, struct sk_buff_head *q)
 {
 	unsigned int n = mroce_hello_due(&conn->hello, &conn->paths, now);
@@ -868,8 +872,10 @@ static void tx_hellos(struct mroce_conn *conn, u64 now, struct sk_buff_head *q)
 
 	while (n--) {
 		skb = mroce_build_hello(conn);
-		if (!skb)
+		if (!skb) {
+			mroce_count(conn->mdev, MROCE_CNT_TX_NOMEM, 1);
 			break;
+		}
 		__skb_queue_tail(q, skb);
 	}
 }
