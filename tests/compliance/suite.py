@@ -304,7 +304,7 @@ def hello(s):
         rto = int(f.read()) / 1e6
     rounds = [hellos[i:i + HELLO_COPIES]
               for i in range(0, len(hellos), HELLO_COPIES)]
-    # (One round may meet an emulator stall: one HELLO a time spreads
+    # (One round may meet an emulator stall: one HELLO each time spreads
     # every round over a minimum RTO or more.)
     spread = [r[-1].t - r[0].t for r in rounds]
     check(sum(x >= rto / 2 for x in spread) <= 1,
