@@ -293,14 +293,19 @@ bool Host::NicRoom(void *host, unsigned int peer, uint64_t plane_key,
 }
 
 /*
- * The NIC on @plane sent a packet on: the peers waiting for it get a
- * send pass, after the device's own dequeue has finished.
+ * The NIC on @plane sent a packet on: once its ring has drained to half,
+ * the peers waiting for it get a send pass, after the device's own
+ * dequeue has finished.  A driver wakes its stopped queue so, with a
+ * threshold of free descriptors; waking every waiting peer at every
+ * packet ran a pass per peer per packet, nearly all finding the ring
+ * full again (Documentation/simulator.rst, "The simulated host").
  */
 void Host::Drained(unsigned int plane)
 {
 	std::vector<unsigned int> peers;
 
-	if (m_waiting[plane].empty())
+	if (m_waiting[plane].empty() ||
+	    m_fabric->NicQueue(m_id, plane) > m_nicRing / 2)
 		return;
 	peers.swap(m_waiting[plane]);
 	for (unsigned int peer : peers)
