@@ -376,6 +376,7 @@ static struct mroce_conn *mroce_conn_alloc(struct mroce_dev *mdev,
 	hrtimer_init(&conn->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	conn->timer.function = mroce_conn_timer;
 	INIT_WORK(&conn->tx_work, mroce_tx_work);
+	tasklet_setup(&conn->ack_tasklet, mroce_ack_tasklet);
 	INIT_RCU_WORK(&conn->free_work, mroce_conn_free_work);
 	return conn;
 
@@ -396,11 +397,14 @@ static void mroce_conn_free(struct mroce_conn *conn)
 	/*
 	 * The send work arms the timer and the timer queues the work: stop
 	 * the arming first (under the lock the work arms under), then the
-	 * timer, then the work it may have queued.
+	 * timer, then the work it or the ACK tasklet may have queued.  The
+	 * receive path that scheduled the tasklet held a reference, so it
+	 * is scheduled no more.
 	 */
 	spin_lock_bh(&conn->lock);
 	conn->dying = true;
 	spin_unlock_bh(&conn->lock);
+	tasklet_kill(&conn->ack_tasklet);
 	hrtimer_cancel(&conn->timer);
 	cancel_work_sync(&conn->tx_work);
 	mroce_share_conn_gone(conn);

@@ -96,9 +96,9 @@ static struct sk_buff *rx_hello(struct mroce_conn *conn,
  * A packet with ACK_REQ, the tail of what its sender had to send on the
  * path, is acknowledged at once: its sender waits for that ACK, and no
  * later packet of the path is on its way to share it.  Any other ACK due
- * is left to the send pass, which the softirq's packets reach only after
- * they have all been processed: one ACK per path then covers every
- * packet that arrived together, not every second one.
+ * is left to the ACK tasklet, which runs once the softirq has processed
+ * all the packets it received: one ACK per path then covers every packet
+ * that arrived together, not every second one.
  */
 static struct sk_buff *rx_data(struct mroce_conn *conn,
 			       const struct mroce_pkt *pkt,
@@ -193,7 +193,7 @@ static int mroce_rx(struct net *net, struct sk_buff *skb,
 	struct mroce_conn *conn;
 	struct mroce_dev *mdev;
 	struct mroce_pkt pkt;
-	bool kick, out = false;
+	bool ack, kick, out = false;
 
 	rcu_read_lock();
 	mdev = mroce_dev_by_addr(net, laddr);
@@ -242,20 +242,22 @@ static int mroce_rx(struct net *net, struct sk_buff *skb,
 	}
 	/*
 	 * A pass sends what is owed (requests and responses, which an ACK
-	 * may let go, ACKs, resends) and arms the timer for packets still
-	 * out.  An ACK that leaves its path none owes no pass, only the
-	 * timer's new deadline: the round trip of a small ping-pong then
-	 * wakes no send work.
+	 * may let go, resends) and arms the timer for packets still out.
+	 * An ACK that leaves its path none owes no pass, only the timer's
+	 * new deadline; the ACKs owed leave from the ACK tasklet.  The round
+	 * trip of a small ping-pong then wakes no send work.
 	 */
 	kick = out || (pkt.type != MROCE_PKT_DATA && pkt.type != MROCE_PKT_ACK) ||
-	       !list_empty(&conn->tx_streams) ||
-	       !bitmap_empty(conn->ack_due, MROCE_MAX_PATHS);
+	       !list_empty(&conn->tx_streams);
+	ack = !bitmap_empty(conn->ack_due, MROCE_MAX_PATHS);
 	if (!kick && pkt.type == MROCE_PKT_ACK)
 		mroce_conn_rearm(conn);
 	spin_unlock(&conn->lock);
 
 	if (kick)
 		mroce_conn_kick(conn);
+	if (ack)
+		tasklet_schedule(&conn->ack_tasklet);
 	if (reply) {
 		struct sk_buff_head q;
 

@@ -261,6 +261,33 @@ static void tx_acks(struct mroce_conn *conn, struct sk_buff_head *q)
 }
 
 /**
+ * mroce_ack_tasklet() - send the ACKs the received packets left owed
+ * @t: the connection's @ack_tasklet
+ *
+ * The receive path schedules it from its softirq; it runs once that
+ * softirq run has processed every packet it received, so one ACK per
+ * path covers them all (Documentation/wire-protocol.rst, "Paths:
+ * Receiver"), and no send work is woken for it.  An ACK it cannot
+ * allocate stays owed, to the send pass it then has run.
+ */
+void mroce_ack_tasklet(struct tasklet_struct *t)
+{
+	struct mroce_conn *conn = from_tasklet(conn, t, ack_tasklet);
+	struct sk_buff_head q;
+	bool nomem;
+
+	__skb_queue_head_init(&q);
+	spin_lock(&conn->lock);
+	tx_acks(conn, &q);
+	nomem = conn->tx_nomem;
+	spin_unlock(&conn->lock);
+
+	mroce_xmit_queue(conn, &q);
+	if (nomem)
+		mroce_conn_kick(conn);
+}
+
+/**
  * mroce_build_hello() - a HELLO carrying both epochs as known
  * @conn: the connection, locked
  *

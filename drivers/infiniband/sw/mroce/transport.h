@@ -11,6 +11,7 @@
 #include <linux/hashtable.h>
 #include <linux/hrtimer.h>
 #include <linux/in6.h>
+#include <linux/interrupt.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <net/dst_cache.h>
@@ -60,7 +61,10 @@ enum {
  * @idle_us: when the last stream left; 0 while one is attached
  * @tx_streams: streams with something to send
  * @ack_streams: streams whose progress the peer has not been told
- * @ack_due: the peer's paths owed an ACK, sent by the next send pass
+ * @ack_due: the peer's paths owed an ACK, sent by @ack_tasklet (or a send
+ *	pass, which comes first)
+ * @ack_tasklet: sends what @ack_due owes once the packets a softirq run
+ *	received have all been processed (send.c, mroce_ack_tasklet())
  * @timer: fires at the earliest path deadline; schedules @tx_work
  * @tx_work: the send engine
  * @tx_tail: the last DATA skb each path has in the running send pass
@@ -94,6 +98,7 @@ struct mroce_conn {
 	struct list_head tx_streams;
 	struct list_head ack_streams;
 	DECLARE_BITMAP(ack_due, MROCE_MAX_PATHS);
+	struct tasklet_struct ack_tasklet;
 	struct hrtimer timer;
 	struct work_struct tx_work;
 	unsigned long tx_flags;
@@ -265,6 +270,7 @@ void mroce_share_conn_gone(struct mroce_conn *conn);
 
 /* send.c */
 void mroce_tx_work(struct work_struct *work);
+void mroce_ack_tasklet(struct tasklet_struct *t);
 struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 				struct mroce_stream *probed, u16 route_sport);
 struct sk_buff *mroce_build_hello(struct mroce_conn *conn);
