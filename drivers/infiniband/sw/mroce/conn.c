@@ -4,7 +4,7 @@
  * by every queue pair between the two, created when the first of them
  * reaches RTR (never for a peer's HELLO: Documentation/wire-protocol.rst,
  * id HELLO-UNSOLICITED).  A connection owns the paths,
- * one hrtimer for all their deadlines, and the send work.
+ * one hrtimer for all their deadlines, the send work and the ACK tasklet.
  */
 #include <linux/jhash.h>
 #include <linux/random.h>

@@ -234,9 +234,10 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 }
 
 /*
- * An allocation failed in this pass: what it was for stays due, and
- * tx_arm() brings the next pass soon (nothing else may: an ACK or a
- * resend has no timer of its own).
+ * An allocation failed in this pass (or in the ACK tasklet, which then
+ * queues the send work): what it was for stays due, and tx_arm() brings
+ * the next pass soon (nothing else may: an ACK or a resend has no timer
+ * of its own).
  */
 static void tx_nomem(struct mroce_conn *conn)
 {
@@ -268,7 +269,7 @@ static void tx_acks(struct mroce_conn *conn, struct sk_buff_head *q)
  * softirq run has processed every packet it received, so one ACK per
  * path covers them all (Documentation/wire-protocol.rst, "Paths:
  * Receiver"), and no send work is woken for it.  An ACK it cannot
- * allocate stays owed, to the send pass it then has run.
+ * allocate stays owed, and the tasklet has the send work run a pass.
  */
 void mroce_ack_tasklet(struct tasklet_struct *t)
 {

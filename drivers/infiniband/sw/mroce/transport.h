@@ -69,7 +69,8 @@ enum {
  * @tx_work: the send engine
  * @tx_tail: the last DATA skb each path has in the running send pass
  *	(send.c, build_data()); all NULL between passes
- * @tx_nomem: an allocation failed in this send pass: run another soon
+ * @tx_nomem: an allocation failed in this send pass or the ACK tasklet:
+ *	run another pass soon
  * @tx_flags: MROCE_TX_RUNNING while a send pass runs, MROCE_TX_AGAIN
  *	when another was asked for meanwhile (send.c, tx_pass_begin())
  * @dying: being freed: @tx_work arms @timer no more
