@@ -512,7 +512,13 @@ void mroce_conn_cleanup(struct mroce_dev *mdev)
 	}
 	mdev->nconns = 0;
 	spin_unlock_bh(&mdev->conn_lock);
-	/* The frees are queued after a grace period: let them all run. */
+	/*
+	 * A packet being received may hold a connection it found before
+	 * the table let go (mroce_rx()); receiving is an RCU read section,
+	 * so after a grace period its put, and the free it queued, are done
+	 * too.  The frees are queued after a grace period: let them all run.
+	 */
+	synchronize_rcu();
 	rcu_barrier();
 	flush_workqueue(mroce_wq);
 }

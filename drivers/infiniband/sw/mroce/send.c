@@ -245,19 +245,25 @@ static void tx_nomem(struct mroce_conn *conn)
 	mroce_count(conn->mdev, MROCE_CNT_TX_NOMEM, 1);
 }
 
-/* The ACKs the receive path left due, one per path. */
+/*
+ * The ACKs the receive path left due, one per path, and more while
+ * stream records are left over (an ACK carries MROCE_ACK_MAX_STREAMS).
+ */
 static void tx_acks(struct mroce_conn *conn, struct sk_buff_head *q)
 {
 	struct sk_buff *skb;
 	unsigned int p;
 
 	for_each_set_bit(p, conn->ack_due, MROCE_MAX_PATHS) {
-		skb = mroce_build_ack(conn, p, NULL, 0);
-		if (!skb) {
-			tx_nomem(conn);	/* still due */
-			break;
-		}
-		__skb_queue_tail(q, skb);
+		do {
+			skb = mroce_build_ack(conn, p, NULL, 0);
+			if (!skb) {
+				__set_bit(p, conn->ack_due);	/* still due */
+				tx_nomem(conn);
+				return;
+			}
+			__skb_queue_tail(q, skb);
+		} while (!list_empty(&conn->ack_streams));
 	}
 }
 
