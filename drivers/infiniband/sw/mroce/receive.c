@@ -133,12 +133,8 @@ static struct sk_buff *rx_data(struct mroce_conn *conn,
 	if (pkt->flags & MROCE_F_ACK_REQ) {
 		struct sk_buff *ack = mroce_build_ack(conn, pkt->path, NULL, 0);
 
-		if (ack) {
-			/* Records beyond what one ACK carries go in the next. */
-			if (!list_empty(&conn->ack_streams))
-				__set_bit(pkt->path, conn->ack_due);
+		if (ack)
 			return ack;
-		}
 	}
 	if (due || !list_empty(&conn->ack_streams))
 		__set_bit(pkt->path, conn->ack_due);

@@ -171,8 +171,9 @@ static int build_data(struct mroce_conn *conn, struct sk_buff_head *q,
  * @route_sport: the UDP source port of the route PROBE it answers, or 0
  *
  * Also reports every stream on the connection's list of unreported
- * progress, up to the record limit of one ACK.  The answer to a route
- * probe goes back with the probe's port, not the path's.
+ * progress, up to the record limit of one ACK; while records are left
+ * over, the path still owes an ACK.  The answer to a route probe goes
+ * back with the probe's port, not the path's.
  *
  * Return: the packet, or NULL.
  */
@@ -229,7 +230,8 @@ struct sk_buff *mroce_build_ack(struct mroce_conn *conn, unsigned int path,
 			s->report.nak = MROCE_NAK_NONE;
 		list_del_init(&s->ack_node);
 	}
-	__clear_bit(path, conn->ack_due);
+	if (list_empty(&conn->ack_streams))
+		__clear_bit(path, conn->ack_due);
 	return skb;
 }
 
@@ -246,10 +248,12 @@ static void tx_nomem(struct mroce_conn *conn)
 }
 
 /*
- * The ACKs the receive path left due, one per path, and more while
- * stream records are left over (an ACK carries MROCE_ACK_MAX_STREAMS).
+ * The ACKs the receive path left due: one per path, more while stream
+ * records are left over (an ACK carries MROCE_ACK_MAX_STREAMS).
+ *
+ * Return: false if an allocation failed (what it was for is still due).
  */
-static void tx_acks(struct mroce_conn *conn, struct sk_buff_head *q)
+static bool tx_acks(struct mroce_conn *conn, struct sk_buff_head *q)
 {
 	struct sk_buff *skb;
 	unsigned int p;
@@ -258,13 +262,13 @@ static void tx_acks(struct mroce_conn *conn, struct sk_buff_head *q)
 		do {
 			skb = mroce_build_ack(conn, p, NULL, 0);
 			if (!skb) {
-				__set_bit(p, conn->ack_due);	/* still due */
 				tx_nomem(conn);
-				return;
+				return false;
 			}
 			__skb_queue_tail(q, skb);
-		} while (!list_empty(&conn->ack_streams));
+		} while (test_bit(p, conn->ack_due));
 	}
+	return true;
 }
 
 /**
@@ -281,16 +285,15 @@ void mroce_ack_tasklet(struct tasklet_struct *t)
 {
 	struct mroce_conn *conn = from_tasklet(conn, t, ack_tasklet);
 	struct sk_buff_head q;
-	bool nomem;
+	bool sent;
 
 	__skb_queue_head_init(&q);
 	spin_lock(&conn->lock);
-	tx_acks(conn, &q);
-	nomem = conn->tx_nomem;
+	sent = tx_acks(conn, &q);
 	spin_unlock(&conn->lock);
 
 	mroce_xmit_queue(conn, &q);
-	if (nomem)
+	if (!sent)
 		mroce_conn_kick(conn);
 }
 
